@@ -1,0 +1,44 @@
+#pragma once
+
+#include <cstddef>
+#include <vector>
+
+#include "pfmab/model/instance.hpp"
+
+namespace pfmab::model {
+
+// The mixed model of Eqn. (3) for one personalisation weight alpha:
+// mu'_{k,m} = alpha mu_{k,m} + (1 - alpha) mu_k, each client's mixed-optimal
+// arm k'_{*,m} (lowest index on ties) and gaps Delta'_{k,m}.
+class MixedModel {
+ public:
+  // Throws UserError unless 0 <= alpha <= 1.
+  MixedModel(const Instance& instance, double alpha);
+
+  double alpha() const { return alpha_; }
+  std::size_t clients() const { return clients_; }
+  std::size_t arms() const { return arms_; }
+
+  double mixed_mean(std::size_t client, std::size_t arm) const {
+    return mixed_[client * arms_ + arm];
+  }
+  double gap(std::size_t client, std::size_t arm) const { return gap_[client * arms_ + arm]; }
+  std::size_t optimal_arm(std::size_t client) const { return optimal_arm_[client]; }
+  // mu'_{*,m}: what the oracle earns per slot at client m.
+  double optimal_mixed_mean(std::size_t client) const {
+    return mixed_mean(client, optimal_arm(client));
+  }
+
+ private:
+  double alpha_;
+  std::size_t clients_;
+  std::size_t arms_;
+  std::vector<double> mixed_;  // row-major, client by arm
+  std::vector<double> gap_;
+  std::vector<std::size_t> optimal_arm_;
+};
+
+// Throws UserError unless 0 <= alpha <= 1 (NaN included).
+void validate_alpha(double alpha);
+
+}  // namespace pfmab::model

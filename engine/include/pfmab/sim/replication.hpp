@@ -1,0 +1,30 @@
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "pfmab/sim/cell.hpp"
+#include "pfmab/sim/trajectory.hpp"
+#include "pfmab/util/digest.hpp"
+
+namespace pfmab::sim {
+
+// What one replication reports (DESIGN section 3).
+struct ReplicationResult {
+  Series series;                       // on the cell's checkpoint grid
+  std::uint64_t phases = 0;            // phases begun within the horizon
+  std::vector<std::int32_t> fixed_arm; // O_m per client, -1 if never fixed
+  std::vector<std::uint8_t> fixed_optimal;  // 1 if O_m is mixed-optimal
+  std::int64_t fixation_slot = -1;     // slot count when the last client fixed; -1 if never
+
+  // Every client fixed a mixed-optimal arm within the horizon.
+  bool identified() const;
+  void add_to(Digest& digest) const;
+};
+
+// Runs replication `replication` of `cell`: one oneTBB task per client and
+// phase step, all drawing from streams keyed by (seed, cell, replication,
+// client). Blocks the calling thread until done (it takes part in the work).
+ReplicationResult run_replication(const Cell& cell, std::uint64_t seed, std::uint64_t replication);
+
+}  // namespace pfmab::sim

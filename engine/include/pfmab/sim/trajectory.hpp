@@ -1,0 +1,79 @@
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "pfmab/model/instance.hpp"
+#include "pfmab/model/mixed_model.hpp"
+
+namespace pfmab::sim {
+
+// `rounds` full round-robin cycles over `arms`: arms[0], arms[1], ...,
+// arms[n-1], arms[0], ... (arms.size() * rounds slots).
+struct RoundRobin {
+  std::span<const std::uint32_t> arms;
+  std::uint64_t rounds = 0;
+
+  std::uint64_t slots() const { return arms.size() * rounds; }
+};
+
+// What one client plays in one phase, in order: global exploration, local
+// exploration, then its exploit arm while it waits for the slowest client.
+using ClientPlay = std::array<RoundRobin, 3>;
+
+// The checkpoint series of one replication.
+struct Series {
+  std::vector<double> regret;         // pseudo-regret incl. communication loss
+  std::vector<double> local_reward;   // sum over slots and clients of mu_{pi,m}
+  std::vector<double> global_reward;  // ... of mu_pi
+  std::vector<double> mixed_reward;   // ... of mu'_{pi,m}
+  std::vector<std::uint64_t> comm_count;  // client-server exchanges so far
+};
+
+// Turns a replication's actions into its series on the checkpoint grid.
+// Pseudo-regret is built from exact integer pull counts per (client, arm), so
+// a value at a checkpoint never depends on how the slots before it were
+// grouped into stretches.
+class Trajectory {
+ public:
+  // `checkpoints` is increasing and ends with the horizon.
+  Trajectory(const model::Instance& instance, const model::MixedModel& measured,
+             std::span<const std::uint64_t> checkpoints, double comm_cost);
+
+  std::uint64_t now() const { return now_; }
+  std::uint64_t horizon() const { return checkpoints_.back(); }
+  bool finished() const { return now_ >= horizon(); }
+
+  // Accounts the next `length` slots, in which client m plays plays[m]; if
+  // they end within the horizon, `comm_rounds` exchanges per client are
+  // charged at their last slot (Eqn. (5): C per client per round). A stretch
+  // that runs past the horizon is cut there, without its communication.
+  void advance(std::span<const ClientPlay> plays, std::uint64_t length,
+               std::uint64_t comm_rounds);
+
+  const Series& series() const { return series_; }
+  Series take_series() { return std::move(series_); }
+
+ private:
+  // counts += pulls of each (client, arm) in the first `elapsed` slots of plays
+  void add_pulls(std::span<const ClientPlay> plays, std::uint64_t elapsed,
+                 std::vector<std::uint64_t>& counts) const;
+  void record(const std::vector<std::uint64_t>& counts, std::uint64_t comm_count);
+
+  std::span<const std::uint64_t> checkpoints_;
+  double comm_cost_;
+  std::size_t clients_;
+  std::size_t arms_;
+  // per (client, arm), row-major: Delta'_{k,m}, mu_{k,m}, mu_k, mu'_{k,m}
+  std::vector<double> gap_, local_, global_, mixed_;
+  std::vector<std::uint64_t> pulls_;  // per (client, arm) up to now_
+  std::vector<std::uint64_t> scratch_;
+  std::uint64_t now_ = 0;
+  std::uint64_t comm_count_ = 0;
+  std::size_t next_checkpoint_ = 0;
+  Series series_;
+};
+
+}  // namespace pfmab::sim

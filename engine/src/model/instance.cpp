@@ -1,0 +1,36 @@
+#include "pfmab/model/instance.hpp"
+
+#include <fmt/format.h>
+
+#include "pfmab/util/error.hpp"
+
+namespace pfmab::model {
+
+Instance::Instance(const MeansTable& table, RewardFamily rewards)
+    : clients_(table.rows.size()),
+      arms_(table.rows.empty() ? 0 : table.rows.front().size()),
+      rewards_(rewards) {
+  rewards_.validate();
+  if (clients_ == 0 || arms_ == 0) {
+    throw UserError("the instance has no means (expected at least one client and one arm)");
+  }
+  local_means_.reserve(clients_ * arms_);
+  for (std::size_t m = 0; m < clients_; ++m) {
+    for (std::size_t k = 0; k < arms_; ++k) {
+      const double mu = table.rows[m][k];
+      if (rewards_.kind == RewardKind::bernoulli && !(mu >= 0.0 && mu <= 1.0)) {
+        throw UserError(fmt::format(
+            "{}: column {}: Bernoulli mean {} is outside [0, 1]", table.row_origin[m], k + 1, mu));
+      }
+      local_means_.push_back(mu);
+    }
+  }
+  global_means_.assign(arms_, 0.0);
+  for (std::size_t k = 0; k < arms_; ++k) {
+    double sum = 0.0;
+    for (std::size_t m = 0; m < clients_; ++m) sum += local_mean(m, k);
+    global_means_[k] = sum / static_cast<double>(clients_);
+  }
+}
+
+}  // namespace pfmab::model

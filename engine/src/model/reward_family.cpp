@@ -1,0 +1,29 @@
+#include "pfmab/model/reward_family.hpp"
+
+#include <cmath>
+
+#include <fmt/format.h>
+
+#include "pfmab/util/error.hpp"
+
+namespace pfmab::model {
+
+void RewardFamily::validate() const {
+  if (kind == RewardKind::gaussian && !(std::isfinite(sigma) && sigma >= 0.0)) {
+    throw UserError(fmt::format(
+        "Gaussian reward sigma {} is invalid (it must be a finite number >= 0)", sigma));
+  }
+}
+
+std::string_view to_string(RewardKind kind) {
+  return kind == RewardKind::gaussian ? "gaussian" : "bernoulli";
+}
+
+RewardKind parse_reward_kind(std::string_view name) {
+  if (name == "gaussian") return RewardKind::gaussian;
+  if (name == "bernoulli") return RewardKind::bernoulli;
+  throw UserError(fmt::format(
+      "unknown reward family '{}' (expected 'gaussian' or 'bernoulli')", name));
+}
+
+}  // namespace pfmab::model

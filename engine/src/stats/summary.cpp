@@ -1,0 +1,32 @@
+#include "pfmab/stats/summary.hpp"
+
+#include <cmath>
+#include <limits>
+
+#include <boost/math/distributions/students_t.hpp>
+
+namespace pfmab::stats {
+
+Summary summarize(std::span<const double> values) {
+  Summary s;
+  s.count = values.size();
+  if (s.count == 0) return s;
+  double sum = 0.0;
+  for (const double v : values) sum += v;
+  s.mean = sum / static_cast<double>(s.count);
+  if (s.count < 2) {
+    s.std = s.ci95_low = s.ci95_high = std::numeric_limits<double>::quiet_NaN();
+    return s;
+  }
+  double squares = 0.0;
+  for (const double v : values) squares += (v - s.mean) * (v - s.mean);
+  const double n = static_cast<double>(s.count);
+  s.std = std::sqrt(squares / (n - 1.0));
+  const boost::math::students_t t(n - 1.0);
+  const double half = boost::math::quantile(t, 0.975) * s.std / std::sqrt(n);
+  s.ci95_low = s.mean - half;
+  s.ci95_high = s.mean + half;
+  return s;
+}
+
+}  // namespace pfmab::stats
