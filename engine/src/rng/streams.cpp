@@ -11,8 +11,10 @@ std::uint64_t splitmix(std::uint64_t x) {
   return x ^ (x >> 31);
 }
 
+// Order-dependent: the hash is mixed again before the value joins it, so
+// swapping two key components (seed 1, cell 2 vs seed 2, cell 1) changes it.
 std::uint64_t combine(std::uint64_t hash, std::uint64_t value) {
-  return splitmix(hash ^ splitmix(value));
+  return splitmix(splitmix(hash) ^ value);
 }
 
 }  // namespace

@@ -25,6 +25,7 @@ void ReplicationResult::add_to(Digest& digest) const {
   digest.add<double>(series.mixed_reward);
   digest.add<std::uint64_t>(series.comm_count);
   digest.add(phases);
+  digest.add(exploration_pulls);
   digest.add<std::int32_t>(fixed_arm);
   digest.add<std::uint8_t>(fixed_optimal);
   digest.add(fixation_slot);
@@ -90,6 +91,7 @@ class Replication {
     // A phase the horizon cuts never reaches the server, so nothing it would
     // draw is ever read: its rewards are not drawn.
     if (!completes) return;
+    for (const auto& play : plays_) exploration_pulls_ += play[0].slots() + play[1].slots();
     for (std::size_t m = 0; m < clients_.size(); ++m) {
       tasks_.run([this, m] { explore(m); });
     }
@@ -136,6 +138,7 @@ class Replication {
     ReplicationResult r;
     r.series = trajectory_.take_series();
     r.phases = phase_;
+    r.exploration_pulls = exploration_pulls_;
     r.fixation_slot = fixation_slot_;
     for (std::size_t m = 0; m < clients_.size(); ++m) {
       const auto arm = clients_[m].fixed_arm();
@@ -158,6 +161,7 @@ class Replication {
   std::vector<ClientPlay> plays_;        // this phase's plan, per client
   std::vector<std::uint32_t> exploit_;   // storage for each client's waiting arm
   std::uint64_t phase_ = 0;
+  std::uint64_t exploration_pulls_ = 0;
   std::int64_t fixation_slot_ = -1;
 };
 

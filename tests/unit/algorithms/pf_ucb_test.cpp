@@ -1,0 +1,157 @@
+#include "pfmab/algorithms/pf_ucb.hpp"
+
+#include <cmath>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "pfmab/util/error.hpp"
+
+namespace pfmab::algorithms {
+namespace {
+
+using Arms = std::vector<std::uint32_t>;
+
+Arms active(const PfUcbClient& c) { return {c.active().begin(), c.active().end()}; }
+
+// The paper's synthetic game: M = 4, T = 1e6, f(p) = 2^p log T, so
+// f(1) = 2 log T = 27.631021115928547.
+TEST(PfUcbRule, ExplorationLengthsByHand) {
+  const PfUcbParams params;
+  // alpha = 0.5: n_g = ceil(0.5 * 27.63) = 14, n_l = ceil(4 * 0.5 * 27.63) = ceil(55.26) = 56
+  const PfUcbRule half(params, 0.5, 4, 1'000'000);
+  EXPECT_EQ(half.global_rounds(1), 14u);
+  EXPECT_EQ(half.local_rounds(1), 56u);
+  // phase 3: f = 8 log T = 110.52: n_g = ceil(55.26) = 56, n_l = ceil(221.05) = 222
+  EXPECT_EQ(half.global_rounds(3), 56u);
+  EXPECT_EQ(half.local_rounds(3), 222u);
+  // alpha = 0.2: n_g = ceil(0.8 * 27.63) = ceil(22.10) = 23, n_l = ceil(0.8 * 27.63) = 23
+  const PfUcbRule low(params, 0.2, 4, 1'000'000);
+  EXPECT_EQ(low.global_rounds(1), 23u);
+  EXPECT_EQ(low.local_rounds(1), 23u);
+  // alpha = 1: no global exploration; alpha = 0: no local exploration
+  const PfUcbRule local(params, 1.0, 4, 1'000'000);
+  const PfUcbRule global(params, 0.0, 4, 1'000'000);
+  for (std::uint64_t p = 1; p <= 20; ++p) {
+    EXPECT_EQ(local.global_rounds(p), 0u);
+    EXPECT_EQ(global.local_rounds(p), 0u);
+  }
+  EXPECT_EQ(local.local_rounds(1), 111u);  // ceil(4 * 27.63) = ceil(110.52)
+  EXPECT_EQ(global.global_rounds(1), 28u);  // ceil(27.63)
+}
+
+TEST(PfUcbRule, ConfidenceRadiusByHand) {
+  // With f(p) = 2^p log T and L = log T the logs cancel:
+  // B_p = sqrt(4 / (M (2^{p+1} - 2))): B_1 = sqrt(1/2), B_2 = sqrt(1/6) for M = 4.
+  const PfUcbRule rule(PfUcbParams{}, 0.5, 4, 1'000'000);
+  EXPECT_NEAR(rule.confidence_radius(1), std::sqrt(0.5), 1e-15);
+  EXPECT_NEAR(rule.confidence_radius(2), std::sqrt(1.0 / 6.0), 1e-15);
+  // L = log(MT) = log(4e6) = 15.201804919084164, f(1) = 2 log(1e6):
+  // B_1 = sqrt(4 * 15.2018 / (4 * 27.6310)) = 0.74175...
+  PfUcbParams mt;
+  mt.log_term = LogTerm::clients_horizon;
+  EXPECT_NEAR(PfUcbRule(mt, 0.5, 4, 1'000'000).confidence_radius(1),
+              std::sqrt(15.201804919084164 / 27.631021115928547), 1e-14);
+  // c_B = 1 and a constant schedule: B_p = sqrt(log T / (M lambda p)).
+  PfUcbParams c1;
+  c1.confidence_constant = 1.0;
+  c1.schedule = {ScheduleKind::constant, 5.0};
+  EXPECT_NEAR(PfUcbRule(c1, 0.5, 2, 1'000'000).confidence_radius(3),
+              std::sqrt(13.815510557964274 / 30.0), 1e-14);
+}
+
+TEST(PfUcbRule, RejectsBadParameters) {
+  EXPECT_THROW(PfUcbRule(PfUcbParams{}, 1.5, 4, 1000), UserError);
+  PfUcbParams zero;
+  zero.confidence_constant = 0.0;
+  EXPECT_THROW(PfUcbRule(zero, 0.5, 4, 1000), UserError);
+}
+
+// A client whose sample means are set by single exploration pulls.
+PfUcbClient client_with_means(const std::vector<double>& means) {
+  PfUcbClient c(means.size());
+  for (std::uint32_t k = 0; k < means.size(); ++k) c.record(k, 1, means[k]);
+  return c;
+}
+
+TEST(PfUcbClient, EliminationRuleOnHandMadeEstimates) {
+  // local [0.75, 0.625, 0.25, 0.5], global [0.5, 0.5, 0.5, 0.25], alpha = 1/2:
+  // mixed [0.625, 0.5625, 0.375, 0.375], gaps [0, 0.0625, 0.25, 0.25].
+  const std::vector<double> global{0.5, 0.5, 0.5, 0.25};
+  auto c = client_with_means({0.75, 0.625, 0.25, 0.5});
+  c.update(global, 0.5, 0.125);  // 2 B_p = 0.25: a gap equal to it goes (Eqn. (8): >=)
+  EXPECT_EQ(active(c), (Arms{0, 1}));
+  EXPECT_FALSE(c.fixed_arm());
+
+  auto keep = client_with_means({0.75, 0.625, 0.25, 0.5});
+  keep.update(global, 0.5, std::nextafter(0.125, 1.0));  // just above: everything stays
+  EXPECT_EQ(active(keep), (Arms{0, 1, 2, 3}));
+}
+
+TEST(PfUcbClient, FixesTheLastArmAndEmptiesItsActiveSet) {
+  auto c = client_with_means({0.75, 0.625, 0.25, 0.5});
+  c.update(std::vector<double>{0.5, 0.5, 0.5, 0.25}, 0.5, 0.03125);  // 2 B = 0.0625
+  EXPECT_TRUE(c.active().empty());
+  ASSERT_TRUE(c.fixed_arm());
+  EXPECT_EQ(*c.fixed_arm(), 0u);
+  EXPECT_EQ(c.exploit_arm(), 0u);
+}
+
+TEST(PfUcbClient, ExploitArmIsPreviousArgmaxOverActiveLowestOnTies) {
+  PfUcbClient fresh(3);
+  EXPECT_EQ(fresh.exploit_arm(), 0u);  // phase 1: all estimates 0, lowest index
+
+  // alpha = 1 (local only): estimates [0.25, 0.75, 0.75]: tie between 1 and 2
+  auto c = client_with_means({0.25, 0.75, 0.75});
+  c.update(std::vector<double>{0, 0, 0}, 1.0, 10.0);  // radius too wide to eliminate
+  EXPECT_EQ(active(c), (Arms{0, 1, 2}));
+  EXPECT_EQ(c.exploit_arm(), 1u);
+}
+
+TEST(PfUcbClient, ExploitArmIgnoresEliminatedArms) {
+  // mixed (alpha = 1) [0.5, 0.25, 0.75] with 2B = 0.5: arm 1 goes; arm 2 leads
+  auto c = client_with_means({0.5, 0.25, 0.75});
+  c.update(std::vector<double>{0, 0, 0}, 1.0, 0.25);
+  EXPECT_EQ(active(c), (Arms{0, 2}));
+  EXPECT_EQ(c.exploit_arm(), 2u);
+  // new pulls make arm 1's sample mean the largest, but it is no longer active
+  c.record(1, 1, 100.0);
+  c.update(std::vector<double>{0, 0, 0}, 1.0, 10.0);
+  EXPECT_EQ(c.exploit_arm(), 2u);
+}
+
+TEST(PfUcbClient, AlphaZeroDecidesOnGlobalMeansOnly) {
+  auto c = client_with_means({1.0, 0.0});
+  c.update(std::vector<double>{0.25, 0.75}, 0.0, 0.125);  // gap 0.5 >= 0.25
+  ASSERT_TRUE(c.fixed_arm());
+  EXPECT_EQ(*c.fixed_arm(), 1u);
+}
+
+TEST(PfUcbClient, SampleMeanIsSumOverCount) {
+  PfUcbClient c(2);
+  c.record(1, 4, 3.0);
+  c.record(1, 4, 1.0);
+  EXPECT_EQ(c.pulls(1), 8u);
+  EXPECT_DOUBLE_EQ(c.sample_mean(1), 0.5);
+}
+
+TEST(PfUcbServer, AggregatesActiveArmsAndUnitesActiveSets) {
+  std::vector<PfUcbClient> clients;
+  clients.push_back(client_with_means({0.75, 0.25, 1.0}));
+  clients.push_back(client_with_means({0.0, 0.75, 0.0}));
+  PfUcbServer server(3);
+  server.aggregate(clients);
+  EXPECT_EQ(server.global_means()[0], 0.375);
+  EXPECT_EQ(server.global_means()[1], 0.5);
+  EXPECT_EQ(server.global_means()[2], 0.5);
+
+  // client 0 keeps {0, 2} (alpha = 1, 2B = 0.5 drops arm 1), client 1 fixes arm 1
+  clients[0].update(server.global_means(), 1.0, 0.25);
+  clients[1].update(server.global_means(), 1.0, 0.25);
+  ASSERT_TRUE(clients[1].fixed_arm());
+  server.unite(clients);
+  EXPECT_EQ(Arms(server.active().begin(), server.active().end()), (Arms{0, 2}));
+}
+
+}  // namespace
+}  // namespace pfmab::algorithms
