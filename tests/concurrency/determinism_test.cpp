@@ -5,6 +5,7 @@
 #include <random>
 #include <vector>
 
+#include <oneapi/tbb/global_control.h>
 #include <oneapi/tbb/task_arena.h>
 #include <oneapi/tbb/task_group.h>
 #include <gtest/gtest.h>
@@ -22,6 +23,7 @@ TEST(LastArrivalBarrier, ExactlyOneWinnerPerRoundSeesEveryWrite) {
   LastArrivalBarrier barrier(parties);
   std::vector<std::uint64_t> slots(parties, 0);  // plain writes, published by the barrier
   std::vector<std::uint64_t> seen_sums;
+  const tbb::global_control limit(tbb::global_control::max_allowed_parallelism, 4);
   tbb::task_arena arena(4);
   arena.execute([&] {
     tbb::task_group tasks;

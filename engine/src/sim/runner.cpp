@@ -1,6 +1,7 @@
 #include "pfmab/sim/runner.hpp"
 
 #include <oneapi/tbb/blocked_range.h>
+#include <oneapi/tbb/global_control.h>
 #include <oneapi/tbb/parallel_for.h>
 #include <oneapi/tbb/task_arena.h>
 
@@ -16,6 +17,9 @@ std::vector<std::vector<ReplicationResult>> run_sweep(std::span<const Cell> cell
   for (auto& cell_results : results) cell_results.resize(options.replications);
 
   const std::uint64_t total = cells.size() * options.replications;
+  // An arena alone is capped at the core count; the global limit must be
+  // raised too for `threads` to mean exactly that many threads.
+  const tbb::global_control limit(tbb::global_control::max_allowed_parallelism, options.threads);
   tbb::task_arena arena(static_cast<int>(options.threads));
   arena.execute([&] {
     tbb::parallel_for(tbb::blocked_range<std::uint64_t>(0, total, 1), [&](const auto& range) {
