@@ -48,27 +48,35 @@ void add_run_flags(CLI::App& run, RunFlags& f) {
   file->excludes(inline_means);
   run.add_option("--alpha", f.alphas, "personalisation weight(s), comma-separated; one cell each")
       ->delimiter(',')
+      ->check(CLI::Number)
       ->capture_default_str();
   run.add_option("--horizon,-T", f.horizon, "horizon T in slots (1e6 is fine)")
       ->capture_default_str();
   run.add_option("--replications,-R", f.replications, "replications per cell")
       ->capture_default_str();
-  run.add_option("--seed", f.seed, "master seed")->capture_default_str();
+  run.add_option("--seed", f.seed, "master seed")
+      ->check(CLI::NonNegativeNumber)
+      ->capture_default_str();
   run.add_option("--threads", f.threads, "worker threads")->capture_default_str();
   run.add_option("--rewards", f.rewards, "reward family: gaussian or bernoulli")
       ->capture_default_str();
-  run.add_option("--sigma", f.sigma, "Gaussian reward standard deviation")->capture_default_str();
+  run.add_option("--sigma", f.sigma, "Gaussian reward standard deviation")->check(CLI::Number)
+      ->capture_default_str();
   run.add_option("--comm-cost,-C", f.comm_cost, "regret per client per communication round")
+      ->check(CLI::Number)
       ->capture_default_str();
   run.add_option("--schedule", f.schedule,
                  "f(p): doubling-log (2^p log T), constant (lambda), constant-log (lambda log T), "
                  "doubling (2^p)")
       ->capture_default_str();
-  run.add_option("--lambda", f.lambda, "lambda of the constant schedules")->capture_default_str();
+  run.add_option("--lambda", f.lambda, "lambda of the constant schedules")->check(CLI::Number)
+      ->capture_default_str();
   run.add_option("--schedule-factor", f.schedule_factor, "factor multiplying f(p)")
+      ->check(CLI::Number)
       ->capture_default_str();
   run.add_option("--confidence-constant", f.confidence_constant,
                  "c_B in B_p = sqrt(c_B L / (M F(p)))")
+      ->check(CLI::Number)
       ->capture_default_str();
   run.add_option("--log-term", f.log_term, "L in B_p: T (log T) or MT (log(MT))")
       ->capture_default_str();
@@ -77,6 +85,7 @@ void add_run_flags(CLI::App& run, RunFlags& f) {
 }
 
 std::vector<sim::Cell> make_cells(const RunFlags& f) {
+  if (f.alphas.empty()) throw UserError("--alpha needs at least one value in [0, 1]");
   if (f.means_file.empty() && f.means_inline.empty()) {
     throw UserError("no instance given (use --means FILE.csv or --means-inline 'ROWS')");
   }
@@ -135,7 +144,8 @@ int run_command(const RunFlags& f) {
 int main(int argc, char** argv) {
   CLI::App app{"pfmab: Monte Carlo engine for personalized federated multi-armed bandits"};
   app.set_version_flag("--version", fmt::format("pfmab {} ({})", PFMAB_VERSION, PFMAB_GIT_COMMIT));
-  app.require_subcommand(1);
+  // At most one; an unknown word is then reported by name as unexpected.
+  app.require_subcommand(0, 1);
   RunFlags run_flags;
   auto* run = app.add_subcommand("run", "run PF-UCB replications and print their summary");
   add_run_flags(*run, run_flags);
@@ -154,7 +164,7 @@ int main(int argc, char** argv) {
   }
   try {
     if (run->parsed()) return run_command(run_flags);
-    return 0;
+    throw UserError("no subcommand given (expected 'run'; see pfmab --help)");
   } catch (const UserError& e) {
     std::cerr << "pfmab: error: " << e.what() << '\n';
     return 2;

@@ -25,9 +25,15 @@ std::vector<double> parse_row(std::string_view line, const std::string& origin) 
   while (true) {
     const auto comma = line.find(',');
     const auto cell = trim(line.substr(0, comma));
+    // from_chars takes no leading '+', which people do write
+    const auto digits = cell.starts_with('+') ? cell.substr(1) : cell;
     double value = 0.0;
-    const auto [end, ec] = std::from_chars(cell.data(), cell.data() + cell.size(), value);
-    if (cell.empty() || ec != std::errc{} || end != cell.data() + cell.size()) {
+    const auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), value);
+    if (ec == std::errc::result_out_of_range) {
+      throw UserError(fmt::format("{}: column {}: '{}' is out of the range of a double", origin,
+                                  column, cell));
+    }
+    if (digits.empty() || ec != std::errc{} || end != digits.data() + digits.size()) {
       throw UserError(fmt::format("{}: column {}: '{}' is not a number", origin, column, cell));
     }
     if (!std::isfinite(value)) {

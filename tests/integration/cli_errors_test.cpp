@@ -1,0 +1,308 @@
+// The real program on bad input: every mistake gets exactly one line on
+// stderr, "pfmab: error: ..." naming what is wrong and where, exit status 2,
+// nothing on stdout -- never a crash, a stack trace or a multi-line dump.
+//
+// The cases are a table (ErrorCase); one parameterised test checks them all.
+// Cases that need a means file carry its text: the fixture writes it to a
+// fresh temporary directory, and "{dir}" in the arguments and in the expected
+// words stands for that directory.
+#include <unistd.h>
+
+#include <cctype>
+#include <filesystem>
+#include <fstream>
+#include <optional>
+#include <ostream>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "run_cli.hpp"
+
+namespace pfmab::testing {
+namespace {
+
+namespace fs = std::filesystem;
+
+// ---------------------------------------------------------------------------
+// Command lines
+
+using Flag = std::pair<std::string, std::optional<std::string>>;
+
+// `pfmab run` on the paper's 4x9 instance with small, valid settings (so a
+// case that wrongly succeeds is quick), after applying `overrides`: a flag
+// given here replaces the default's value, std::nullopt drops the flag, a
+// new flag is appended. `extra` goes at the very end.
+std::vector<std::string> run_args(const std::vector<Flag>& overrides = {},
+                                  const std::vector<std::string>& extra = {}) {
+  std::vector<Flag> flags{{"--means", shared_data("synthetic_4x9.csv")},
+                          {"--alpha", "0.5"},
+                          {"--horizon", "1000"},
+                          {"--replications", "2"},
+                          {"--seed", "7"},
+                          {"--threads", "2"}};
+  for (const auto& [name, value] : overrides) {
+    bool found = false;
+    for (auto& flag : flags) {
+      if (flag.first == name) {
+        flag.second = value;
+        found = true;
+      }
+    }
+    if (!found) flags.emplace_back(name, value);
+  }
+  std::vector<std::string> args{"run"};
+  for (const auto& [name, value] : flags) {
+    if (!value) continue;
+    args.push_back(name);
+    args.push_back(*value);
+  }
+  args.push_back("--quiet");
+  args.insert(args.end(), extra.begin(), extra.end());
+  return args;
+}
+
+// The same, reading the means from the fixture's file.
+std::vector<std::string> run_on_file(std::vector<Flag> overrides = {}) {
+  overrides.emplace_back("--means", "{dir}/means.csv");
+  return run_args(overrides);
+}
+
+std::string joined(const std::vector<std::string>& args) {
+  std::string text = "pfmab";
+  for (const auto& a : args) text += " '" + a + "'";
+  return text;
+}
+
+// ---------------------------------------------------------------------------
+// The table
+
+struct ErrorCase {
+  std::string name;                     // test name suffix: [A-Za-z0-9_]
+  std::vector<std::string> args;        // after "pfmab"
+  std::vector<std::string> expected;    // words the one line must contain
+  std::optional<std::string> means_csv; // text of {dir}/means.csv, if any
+};
+
+// Just the name: CTest's test names end in "# GetParam() = <this>".
+void PrintTo(const ErrorCase& c, std::ostream* os) { *os << c.name; }
+
+std::vector<ErrorCase> error_cases() {
+  const std::string csv = "{dir}/means.csv";
+  return {
+      // alpha outside [0, 1]
+      {"alpha_above_one", run_args({{"--alpha", "1.5"}}), {"alpha", "1.5", "[0, 1]"}},
+      {"alpha_below_zero", run_args({{"--alpha", "-0.1"}}), {"alpha", "-0.1", "[0, 1]"}},
+      {"alpha_bad_in_list", run_args({{"--alpha", "0.2,1.01"}}), {"alpha", "1.01", "[0, 1]"}},
+      {"alpha_nan", run_args({{"--alpha", "nan"}}), {"alpha", "nan", "[0, 1]"}},
+      {"alpha_not_a_number", run_args({{"--alpha", "abc"}}), {"--alpha", "abc"}},
+      {"alpha_empty", run_args({{"--alpha", ""}}), {"--alpha"}},
+
+      // the means file: missing, empty, ragged, non-numeric
+      {"means_file_missing", run_args({{"--means", "{dir}/missing.csv"}}),
+       {"{dir}/missing.csv", "does not exist"}},
+      {"means_file_is_a_directory", run_args({{"--means", "{dir}"}}), {"'{dir}'", "directory"}},
+      {"means_file_zero_bytes", run_on_file(), {"'" + csv + "'", "no data rows"}, ""},
+      {"means_file_only_comments_and_blanks", run_on_file(),
+       {"'" + csv + "'", "no data rows"},
+       "# local means, rows = clients\n\n   \n# nothing else\n\t\n"},
+      {"means_file_ragged_short_row", run_on_file(),
+       {csv + ":4:", "has 2 values", csv + ":2", "has 3"},
+       "# two clients, three arms\n0.1,0.2,0.3\n0.4,0.5,0.6\n0.7,0.8\n"},
+      {"means_file_ragged_long_row", run_on_file(),
+       {csv + ":3:", "has 4 values", csv + ":1", "has 3"},
+       "0.1,0.2,0.3\n\n0.4,0.5,0.6,0.7\n"},
+      {"means_file_non_numeric_word", run_on_file(),
+       {csv + ":3:", "column 2", "'abc'", "not a number"},
+       "0.1,0.2,0.3\n# comment\n0.4,abc,0.6\n"},
+      {"means_file_non_numeric_suffix", run_on_file(),
+       {csv + ":1:", "column 3", "'0.3x'", "not a number"}, "0.1,0.2,0.3x\n0.4,0.5,0.6\n"},
+      {"means_file_empty_cell", run_on_file(),
+       {csv + ":2:", "column 2", "''", "not a number"}, "0.1,0.2,0.3\n0.4,,0.6\n"},
+      {"means_file_out_of_range", run_on_file(),
+       {csv + ":1:", "column 2", "'1e400'", "out of the range"}, "0.1,1e400\n0.4,0.5\n"},
+      {"means_file_semicolons", run_on_file(),
+       {csv + ":1:", "column 1", "'0.1;0.2'", "not a number"}, "0.1;0.2\n"},
+
+      // NaN or infinite means
+      {"means_nan", run_on_file(), {csv + ":2:", "column 3", "'nan'", "not finite"},
+       "0.1,0.2,0.3\n0.4,0.5,nan\n"},
+      {"means_NaN_capitalised", run_on_file(), {csv + ":1:", "column 1", "'NaN'", "not finite"},
+       "NaN,0.2\n0.4,0.5\n"},
+      {"means_inf", run_on_file(), {csv + ":1:", "column 2", "'inf'", "not finite"},
+       "0.1,inf\n0.4,0.5\n"},
+      {"means_minus_inf", run_on_file(), {csv + ":2:", "column 1", "'-inf'", "not finite"},
+       "0.1,0.2\n-inf,0.5\n"},
+      {"means_inline_nan", run_args({{"--means", std::nullopt}, {"--means-inline", "0.1,nan;0.2,0.3"}}),
+       {"--means-inline row 1", "column 2", "not finite"}},
+
+      // Bernoulli means outside [0, 1]
+      {"bernoulli_mean_above_one", run_on_file({{"--rewards", "bernoulli"}}),
+       {csv + ":4:", "column 2", "1.5", "outside [0, 1]"},
+       "# Bernoulli\n0.1,0.2,0.3\n\n0.4,1.5,0.6\n"},
+      {"bernoulli_mean_below_zero", run_on_file({{"--rewards", "bernoulli"}}),
+       {csv + ":1:", "column 3", "-0.2", "outside [0, 1]"}, "0.1,0.2,-0.2\n0.4,0.5,0.6\n"},
+
+      // T < 1 and other bad horizons
+      {"horizon_zero", run_args({{"--horizon", "0"}}), {"horizon"}},
+      {"horizon_negative", run_args({{"--horizon", "-5"}}), {"horizon", "'-5'", "whole number"}},
+      {"horizon_fractional", run_args({{"--horizon", "1.5"}}), {"horizon", "'1.5'", "whole number"}},
+      {"horizon_not_a_number", run_args({{"--horizon", "abc"}}), {"horizon", "'abc'", "whole number"}},
+      {"horizon_one_with_log_schedule", run_args({{"--horizon", "1"}}),
+       {"horizon", "at least 2"}},
+
+      // zero replications, zero threads
+      {"replications_zero", run_args({{"--replications", "0"}}), {"replications", "at least 1"}},
+      {"replications_negative", run_args({{"--replications", "-3"}}), {"replications", "'-3'"}},
+      {"threads_zero", run_args({{"--threads", "0"}}), {"threads", "at least 1"}},
+      {"threads_negative", run_args({{"--threads", "-1"}}), {"--threads", "-1"}},
+      {"seed_negative", run_args({{"--seed", "-1"}}), {"--seed", "-1"}},
+      {"sigma_empty", run_args({{"--sigma", ""}}), {"--sigma"}},
+
+      // unknown options, subcommands, missing instance
+      {"unknown_option", run_args({}, {"--bogus"}), {"--bogus"}},
+      {"unknown_option_before_subcommand", [] {
+         auto a = run_args();
+         a.insert(a.begin(), "--bogus");
+         return a;
+       }(),
+       {"--bogus"}},
+      {"unknown_subcommand", {"frobnicate", "--horizon", "1000"}, {"frobnicate"}},
+      {"no_subcommand", {}, {"subcommand"}},
+      {"missing_means", run_args({{"--means", std::nullopt}}), {"--means"}},
+      {"unknown_reward_family", run_args({{"--rewards", "poisson"}}), {"'poisson'", "gaussian"}},
+      {"unknown_schedule", run_args({{"--schedule", "weekly"}}), {"'weekly'", "schedule"}},
+  };
+}
+
+// ---------------------------------------------------------------------------
+// The fixture: a fresh temporary directory per test, removed afterwards.
+
+class CliTempDir {
+ public:
+  CliTempDir() {
+    std::string test = ::testing::UnitTest::GetInstance()->current_test_info()->name();
+    for (auto& ch : test) {
+      if (!std::isalnum(static_cast<unsigned char>(ch))) ch = '_';
+    }
+    dir_ = fs::temp_directory_path() /
+           ("pfmab-cli-errors-" + std::to_string(::getpid()) + "-" + test);
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+  }
+  ~CliTempDir() {
+    std::error_code ec;
+    fs::remove_all(dir_, ec);
+  }
+  CliTempDir(const CliTempDir&) = delete;
+  CliTempDir& operator=(const CliTempDir&) = delete;
+
+  const fs::path& dir() const { return dir_; }
+
+  void write(const std::string& name, const std::string& text) const {
+    std::ofstream out(dir_ / name, std::ios::binary);
+    out << text;
+    ASSERT_TRUE(out.good()) << "cannot write " << (dir_ / name);
+  }
+
+  // `text` with every "{dir}" replaced by the directory.
+  std::string expand(std::string text) const {
+    const std::string placeholder = "{dir}";
+    for (auto at = text.find(placeholder); at != std::string::npos;
+         at = text.find(placeholder, at)) {
+      text.replace(at, placeholder.size(), dir_.string());
+      at += dir_.string().size();
+    }
+    return text;
+  }
+  std::vector<std::string> expand(std::vector<std::string> texts) const {
+    for (auto& t : texts) t = expand(std::move(t));
+    return texts;
+  }
+
+ private:
+  fs::path dir_;
+};
+
+class CliErrors : public ::testing::TestWithParam<ErrorCase> {
+ protected:
+  CliTempDir temp_;
+};
+
+TEST_P(CliErrors, OneClearLineAndExitStatusTwo) {
+  const auto& c = GetParam();
+  if (c.means_csv) ASSERT_NO_FATAL_FAILURE(temp_.write("means.csv", *c.means_csv));
+  const auto args = temp_.expand(c.args);
+  SCOPED_TRACE(joined(args));
+
+  const auto r = run_cli(args);
+  const std::string shown = "\n--- stderr ---\n" + r.err + "--- stdout ---\n" + r.out;
+
+  EXPECT_EQ(r.exit_code, 2) << shown;
+  EXPECT_TRUE(r.out.empty()) << shown;
+  ASSERT_FALSE(r.err.empty()) << shown;
+  EXPECT_EQ(r.err.back(), '\n') << "stderr does not end with a newline" << shown;
+  EXPECT_EQ(r.err.find('\n'), r.err.size() - 1) << "stderr is not exactly one line" << shown;
+  EXPECT_EQ(r.err.rfind("pfmab: error: ", 0), 0u)
+      << "stderr does not start with 'pfmab: error: '" << shown;
+  for (const auto& word : temp_.expand(c.expected)) {
+    EXPECT_NE(r.err.find(word), std::string::npos)
+        << "stderr does not mention \"" << word << "\"" << shown;
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(BadInput, CliErrors, ::testing::ValuesIn(error_cases()),
+                         [](const ::testing::TestParamInfo<ErrorCase>& info) {
+                           return info.param.name;
+                         });
+
+// ---------------------------------------------------------------------------
+// Positive controls: the same small commands with good input succeed, so the
+// failures above come from the bad value and nothing else.
+
+class CliErrorsControl : public ::testing::Test {
+ protected:
+  CliTempDir temp_;
+};
+
+void expect_success_with_table(const CliResult& r) {
+  const std::string shown = "\n--- stderr ---\n" + r.err + "--- stdout ---\n" + r.out;
+  EXPECT_EQ(r.exit_code, 0) << shown;
+  EXPECT_TRUE(r.err.empty()) << shown;
+  EXPECT_NE(r.out.find("pf-ucb"), std::string::npos) << shown;
+  EXPECT_NE(r.out.find("regret"), std::string::npos) << shown;
+  EXPECT_NE(r.out.find("digest"), std::string::npos) << shown;
+}
+
+TEST_F(CliErrorsControl, SmallValidRunOnSharedInstanceSucceeds) {
+  const auto args = run_args();
+  SCOPED_TRACE(joined(args));
+  expect_success_with_table(run_cli(args));
+}
+
+TEST_F(CliErrorsControl, ValidRunOnEdgeValuesSucceeds) {
+  // alpha at both ends of [0, 1], T = 2 (the smallest for doubling-log), one
+  // replication, one thread.
+  const auto args = run_args({{"--alpha", "0,1"},
+                              {"--horizon", "2"},
+                              {"--replications", "1"},
+                              {"--threads", "1"}});
+  SCOPED_TRACE(joined(args));
+  expect_success_with_table(run_cli(args));
+}
+
+TEST_F(CliErrorsControl, ValidTemporaryFileWithCommentsBlanksAndCrlfSucceeds) {
+  // The fixture's files are read as intended: comments, blank lines, spaces
+  // around values, a leading '+' and CRLF endings are all fine, and Bernoulli means at 0
+  // and 1 are inside [0, 1].
+  ASSERT_NO_FATAL_FAILURE(temp_.write(
+      "means.csv", "# two clients, three arms\r\n\r\n 0, +0.5 ,1\r\n# middle\n1,0.25,0\n\n"));
+  const auto args = temp_.expand(run_on_file({{"--rewards", "bernoulli"}}));
+  SCOPED_TRACE(joined(args));
+  expect_success_with_table(run_cli(args));
+}
+
+}  // namespace
+}  // namespace pfmab::testing
