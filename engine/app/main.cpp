@@ -60,7 +60,8 @@ void add_run_flags(CLI::App& run, RunFlags& f) {
   run.add_option("--threads", f.threads, "worker threads")->capture_default_str();
   run.add_option("--rewards", f.rewards, "reward family: gaussian or bernoulli")
       ->capture_default_str();
-  run.add_option("--sigma", f.sigma, "Gaussian reward standard deviation")->check(CLI::Number)
+  run.add_option("--sigma", f.sigma, "Gaussian reward standard deviation")
+      ->check(CLI::Number)
       ->capture_default_str();
   run.add_option("--comm-cost,-C", f.comm_cost, "regret per client per communication round")
       ->check(CLI::Number)
@@ -69,7 +70,8 @@ void add_run_flags(CLI::App& run, RunFlags& f) {
                  "f(p): doubling-log (2^p log T), constant (lambda), constant-log (lambda log T), "
                  "doubling (2^p)")
       ->capture_default_str();
-  run.add_option("--lambda", f.lambda, "lambda of the constant schedules")->check(CLI::Number)
+  run.add_option("--lambda", f.lambda, "lambda of the constant schedules")
+      ->check(CLI::Number)
       ->capture_default_str();
   run.add_option("--schedule-factor", f.schedule_factor, "factor multiplying f(p)")
       ->check(CLI::Number)
@@ -129,7 +131,8 @@ int run_command(const RunFlags& f) {
     results = sim::run_sweep(cells, options);
   }
   std::vector<io::CellReport> reports;
-  for (std::size_t c = 0; c < cells.size(); ++c) reports.push_back(io::report_cell(cells[c], results[c]));
+  for (std::size_t c = 0; c < cells.size(); ++c)
+    reports.push_back(io::report_cell(cells[c], results[c]));
   const auto digest = sim::digest_of(results);
   if (f.json) {
     std::cout << io::to_json(f.seed, digest, reports).dump() << '\n';

@@ -5,14 +5,15 @@
 #include <random>
 #include <vector>
 
+#include <gtest/gtest.h>
 #include <oneapi/tbb/global_control.h>
 #include <oneapi/tbb/task_arena.h>
 #include <oneapi/tbb/task_group.h>
-#include <gtest/gtest.h>
 
 #include "pfmab/model/means_table.hpp"
 #include "pfmab/sim/barrier.hpp"
 #include "pfmab/sim/runner.hpp"
+
 #include "run_cli.hpp"
 
 namespace pfmab::sim {

@@ -80,10 +80,10 @@ std::string joined(const std::vector<std::string>& args) {
 // The table
 
 struct ErrorCase {
-  std::string name;                     // test name suffix: [A-Za-z0-9_]
-  std::vector<std::string> args;        // after "pfmab"
-  std::vector<std::string> expected;    // words the one line must contain
-  std::optional<std::string> means_csv; // text of {dir}/means.csv, if any
+  std::string name;                      // test name suffix: [A-Za-z0-9_]
+  std::vector<std::string> args;         // after "pfmab"
+  std::vector<std::string> expected;     // words the one line must contain
+  std::optional<std::string> means_csv;  // text of {dir}/means.csv, if any
 };
 
 // Just the name: CTest's test names end in "# GetParam() = <this>".
@@ -101,57 +101,85 @@ std::vector<ErrorCase> error_cases() {
       {"alpha_empty", run_args({{"--alpha", ""}}), {"--alpha"}},
 
       // the means file: missing, empty, ragged, non-numeric
-      {"means_file_missing", run_args({{"--means", "{dir}/missing.csv"}}),
+      {"means_file_missing",
+       run_args({{"--means", "{dir}/missing.csv"}}),
        {"{dir}/missing.csv", "does not exist"}},
       {"means_file_is_a_directory", run_args({{"--means", "{dir}"}}), {"'{dir}'", "directory"}},
       {"means_file_zero_bytes", run_on_file(), {"'" + csv + "'", "no data rows"}, ""},
-      {"means_file_only_comments_and_blanks", run_on_file(),
+      {"means_file_only_comments_and_blanks",
+       run_on_file(),
        {"'" + csv + "'", "no data rows"},
        "# local means, rows = clients\n\n   \n# nothing else\n\t\n"},
-      {"means_file_ragged_short_row", run_on_file(),
+      {"means_file_ragged_short_row",
+       run_on_file(),
        {csv + ":4:", "has 2 values", csv + ":2", "has 3"},
        "# two clients, three arms\n0.1,0.2,0.3\n0.4,0.5,0.6\n0.7,0.8\n"},
-      {"means_file_ragged_long_row", run_on_file(),
+      {"means_file_ragged_long_row",
+       run_on_file(),
        {csv + ":3:", "has 4 values", csv + ":1", "has 3"},
        "0.1,0.2,0.3\n\n0.4,0.5,0.6,0.7\n"},
-      {"means_file_non_numeric_word", run_on_file(),
+      {"means_file_non_numeric_word",
+       run_on_file(),
        {csv + ":3:", "column 2", "'abc'", "not a number"},
        "0.1,0.2,0.3\n# comment\n0.4,abc,0.6\n"},
-      {"means_file_non_numeric_suffix", run_on_file(),
-       {csv + ":1:", "column 3", "'0.3x'", "not a number"}, "0.1,0.2,0.3x\n0.4,0.5,0.6\n"},
-      {"means_file_empty_cell", run_on_file(),
-       {csv + ":2:", "column 2", "''", "not a number"}, "0.1,0.2,0.3\n0.4,,0.6\n"},
-      {"means_file_out_of_range", run_on_file(),
-       {csv + ":1:", "column 2", "'1e400'", "out of the range"}, "0.1,1e400\n0.4,0.5\n"},
-      {"means_file_semicolons", run_on_file(),
-       {csv + ":1:", "column 1", "'0.1;0.2'", "not a number"}, "0.1;0.2\n"},
+      {"means_file_non_numeric_suffix",
+       run_on_file(),
+       {csv + ":1:", "column 3", "'0.3x'", "not a number"},
+       "0.1,0.2,0.3x\n0.4,0.5,0.6\n"},
+      {"means_file_empty_cell",
+       run_on_file(),
+       {csv + ":2:", "column 2", "''", "not a number"},
+       "0.1,0.2,0.3\n0.4,,0.6\n"},
+      {"means_file_out_of_range",
+       run_on_file(),
+       {csv + ":1:", "column 2", "'1e400'", "out of the range"},
+       "0.1,1e400\n0.4,0.5\n"},
+      {"means_file_semicolons",
+       run_on_file(),
+       {csv + ":1:", "column 1", "'0.1;0.2'", "not a number"},
+       "0.1;0.2\n"},
 
       // NaN or infinite means
-      {"means_nan", run_on_file(), {csv + ":2:", "column 3", "'nan'", "not finite"},
+      {"means_nan",
+       run_on_file(),
+       {csv + ":2:", "column 3", "'nan'", "not finite"},
        "0.1,0.2,0.3\n0.4,0.5,nan\n"},
-      {"means_NaN_capitalised", run_on_file(), {csv + ":1:", "column 1", "'NaN'", "not finite"},
+      {"means_NaN_capitalised",
+       run_on_file(),
+       {csv + ":1:", "column 1", "'NaN'", "not finite"},
        "NaN,0.2\n0.4,0.5\n"},
-      {"means_inf", run_on_file(), {csv + ":1:", "column 2", "'inf'", "not finite"},
+      {"means_inf",
+       run_on_file(),
+       {csv + ":1:", "column 2", "'inf'", "not finite"},
        "0.1,inf\n0.4,0.5\n"},
-      {"means_minus_inf", run_on_file(), {csv + ":2:", "column 1", "'-inf'", "not finite"},
+      {"means_minus_inf",
+       run_on_file(),
+       {csv + ":2:", "column 1", "'-inf'", "not finite"},
        "0.1,0.2\n-inf,0.5\n"},
-      {"means_inline_nan", run_args({{"--means", std::nullopt}, {"--means-inline", "0.1,nan;0.2,0.3"}}),
+      {"means_inline_nan",
+       run_args({{"--means", std::nullopt}, {"--means-inline", "0.1,nan;0.2,0.3"}}),
        {"--means-inline row 1", "column 2", "not finite"}},
 
       // Bernoulli means outside [0, 1]
-      {"bernoulli_mean_above_one", run_on_file({{"--rewards", "bernoulli"}}),
+      {"bernoulli_mean_above_one",
+       run_on_file({{"--rewards", "bernoulli"}}),
        {csv + ":4:", "column 2", "1.5", "outside [0, 1]"},
        "# Bernoulli\n0.1,0.2,0.3\n\n0.4,1.5,0.6\n"},
-      {"bernoulli_mean_below_zero", run_on_file({{"--rewards", "bernoulli"}}),
-       {csv + ":1:", "column 3", "-0.2", "outside [0, 1]"}, "0.1,0.2,-0.2\n0.4,0.5,0.6\n"},
+      {"bernoulli_mean_below_zero",
+       run_on_file({{"--rewards", "bernoulli"}}),
+       {csv + ":1:", "column 3", "-0.2", "outside [0, 1]"},
+       "0.1,0.2,-0.2\n0.4,0.5,0.6\n"},
 
       // T < 1 and other bad horizons
       {"horizon_zero", run_args({{"--horizon", "0"}}), {"horizon"}},
       {"horizon_negative", run_args({{"--horizon", "-5"}}), {"horizon", "'-5'", "whole number"}},
-      {"horizon_fractional", run_args({{"--horizon", "1.5"}}), {"horizon", "'1.5'", "whole number"}},
-      {"horizon_not_a_number", run_args({{"--horizon", "abc"}}), {"horizon", "'abc'", "whole number"}},
-      {"horizon_one_with_log_schedule", run_args({{"--horizon", "1"}}),
-       {"horizon", "at least 2"}},
+      {"horizon_fractional",
+       run_args({{"--horizon", "1.5"}}),
+       {"horizon", "'1.5'", "whole number"}},
+      {"horizon_not_a_number",
+       run_args({{"--horizon", "abc"}}),
+       {"horizon", "'abc'", "whole number"}},
+      {"horizon_one_with_log_schedule", run_args({{"--horizon", "1"}}), {"horizon", "at least 2"}},
 
       // zero replications, zero threads
       {"replications_zero", run_args({{"--replications", "0"}}), {"replications", "at least 1"}},
@@ -163,7 +191,8 @@ std::vector<ErrorCase> error_cases() {
 
       // unknown options, subcommands, missing instance
       {"unknown_option", run_args({}, {"--bogus"}), {"--bogus"}},
-      {"unknown_option_before_subcommand", [] {
+      {"unknown_option_before_subcommand",
+       [] {
          auto a = run_args();
          a.insert(a.begin(), "--bogus");
          return a;
@@ -187,8 +216,8 @@ class CliTempDir {
     for (auto& ch : test) {
       if (!std::isalnum(static_cast<unsigned char>(ch))) ch = '_';
     }
-    dir_ = fs::temp_directory_path() /
-           ("pfmab-cli-errors-" + std::to_string(::getpid()) + "-" + test);
+    dir_ =
+        fs::temp_directory_path() / ("pfmab-cli-errors-" + std::to_string(::getpid()) + "-" + test);
     fs::remove_all(dir_);
     fs::create_directories(dir_);
   }
@@ -285,10 +314,8 @@ TEST_F(CliErrorsControl, SmallValidRunOnSharedInstanceSucceeds) {
 TEST_F(CliErrorsControl, ValidRunOnEdgeValuesSucceeds) {
   // alpha at both ends of [0, 1], T = 2 (the smallest for doubling-log), one
   // replication, one thread.
-  const auto args = run_args({{"--alpha", "0,1"},
-                              {"--horizon", "2"},
-                              {"--replications", "1"},
-                              {"--threads", "1"}});
+  const auto args = run_args(
+      {{"--alpha", "0,1"}, {"--horizon", "2"}, {"--replications", "1"}, {"--threads", "1"}});
   SCOPED_TRACE(joined(args));
   expect_success_with_table(run_cli(args));
 }

@@ -1,7 +1,7 @@
 // The real program end to end: JSON shape, digests across thread counts, the
 // table.
-#include <nlohmann/json.hpp>
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
 #include "run_cli.hpp"
 
@@ -9,8 +9,20 @@ namespace pfmab::testing {
 namespace {
 
 std::vector<std::string> small_run(const std::string& threads) {
-  return {"run", "--means", shared_data("synthetic_4x9.csv"), "--alpha", "0.2,0.9", "--horizon",
-          "1e5", "--replications", "16", "--seed", "42", "--threads", threads, "--json"};
+  return {"run",
+          "--means",
+          shared_data("synthetic_4x9.csv"),
+          "--alpha",
+          "0.2,0.9",
+          "--horizon",
+          "1e5",
+          "--replications",
+          "16",
+          "--seed",
+          "42",
+          "--threads",
+          threads,
+          "--json"};
 }
 
 TEST(CliRun, JsonHasEveryFieldAndOneCellPerAlpha) {

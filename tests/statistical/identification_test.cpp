@@ -7,6 +7,7 @@
 
 #include "pfmab/model/means_table.hpp"
 #include "pfmab/sim/runner.hpp"
+
 #include "run_cli.hpp"
 
 namespace pfmab::sim {

@@ -50,10 +50,14 @@ double ExplorationSchedule::cumulative(std::uint64_t phase) const {
 
 std::string_view to_string(ScheduleKind kind) {
   switch (kind) {
-    case ScheduleKind::doubling_log: return "doubling-log";
-    case ScheduleKind::constant: return "constant";
-    case ScheduleKind::constant_log: return "constant-log";
-    case ScheduleKind::doubling: return "doubling";
+    case ScheduleKind::doubling_log:
+      return "doubling-log";
+    case ScheduleKind::constant:
+      return "constant";
+    case ScheduleKind::constant_log:
+      return "constant-log";
+    case ScheduleKind::doubling:
+      return "doubling";
   }
   return "?";
 }
@@ -70,10 +74,18 @@ ScheduleKind parse_schedule_kind(std::string_view name) {
 std::string describe(const ScheduleSpec& spec) {
   std::string formula;
   switch (spec.kind) {
-    case ScheduleKind::doubling_log: formula = "2^p log T"; break;
-    case ScheduleKind::constant: formula = fmt::format("{}", spec.lambda); break;
-    case ScheduleKind::constant_log: formula = fmt::format("{} log T", spec.lambda); break;
-    case ScheduleKind::doubling: formula = "2^p"; break;
+    case ScheduleKind::doubling_log:
+      formula = "2^p log T";
+      break;
+    case ScheduleKind::constant:
+      formula = fmt::format("{}", spec.lambda);
+      break;
+    case ScheduleKind::constant_log:
+      formula = fmt::format("{} log T", spec.lambda);
+      break;
+    case ScheduleKind::doubling:
+      formula = "2^p";
+      break;
   }
   return spec.factor == 1.0 ? formula : fmt::format("{} * {}", spec.factor, formula);
 }

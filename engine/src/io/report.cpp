@@ -62,10 +62,11 @@ void print_table(std::ostream& out, std::uint64_t seed, const std::string& diges
              "algo", "alpha", "M", "K", "T", "reps", "regret", "95% CI", "comm", "phases",
              "identified");
   for (const auto& c : cells) {
-    fmt::print(out, "{:<8} {:>6} {:>4} {:>4} {:>10} {:>6} {:>12.1f} {:>25} {:>10.1f} {:>7.2f} {:>9.1f}%\n",
-               c.algorithm, c.alpha, c.clients, c.arms, c.horizon, c.regret.count, c.regret.mean,
-               fmt::format("[{:.1f}, {:.1f}]", c.regret.ci95_low, c.regret.ci95_high),
-               c.comm_count_mean, c.phases_mean, 100.0 * c.identified);
+    fmt::print(
+        out, "{:<8} {:>6} {:>4} {:>4} {:>10} {:>6} {:>12.1f} {:>25} {:>10.1f} {:>7.2f} {:>9.1f}%\n",
+        c.algorithm, c.alpha, c.clients, c.arms, c.horizon, c.regret.count, c.regret.mean,
+        fmt::format("[{:.1f}, {:.1f}]", c.regret.ci95_low, c.regret.ci95_high), c.comm_count_mean,
+        c.phases_mean, 100.0 * c.identified);
   }
   fmt::print(out, "seed {}  schedule f(p) = {}  digest {}\n", seed,
              cells.empty() ? "-" : cells.front().schedule, digest);

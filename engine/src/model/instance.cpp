@@ -19,8 +19,8 @@ Instance::Instance(const MeansTable& table, RewardFamily rewards)
     for (std::size_t k = 0; k < arms_; ++k) {
       const double mu = table.rows[m][k];
       if (rewards_.kind == RewardKind::bernoulli && !(mu >= 0.0 && mu <= 1.0)) {
-        throw UserError(fmt::format(
-            "{}: column {}: Bernoulli mean {} is outside [0, 1]", table.row_origin[m], k + 1, mu));
+        throw UserError(fmt::format("{}: column {}: Bernoulli mean {} is outside [0, 1]",
+                                    table.row_origin[m], k + 1, mu));
       }
       local_means_.push_back(mu);
     }

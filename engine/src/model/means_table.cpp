@@ -30,16 +30,16 @@ std::vector<double> parse_row(std::string_view line, const std::string& origin) 
     double value = 0.0;
     const auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), value);
     if (ec == std::errc::result_out_of_range) {
-      throw UserError(fmt::format("{}: column {}: '{}' is out of the range of a double", origin,
-                                  column, cell));
+      throw UserError(
+          fmt::format("{}: column {}: '{}' is out of the range of a double", origin, column, cell));
     }
     if (digits.empty() || ec != std::errc{} || end != digits.data() + digits.size()) {
       throw UserError(fmt::format("{}: column {}: '{}' is not a number", origin, column, cell));
     }
     if (!std::isfinite(value)) {
-      throw UserError(fmt::format(
-          "{}: column {}: mean '{}' is not finite (means must be real numbers)", origin, column,
-          cell));
+      throw UserError(
+          fmt::format("{}: column {}: mean '{}' is not finite (means must be real numbers)", origin,
+                      column, cell));
     }
     row.push_back(value);
     if (comma == std::string_view::npos) return row;
@@ -50,9 +50,9 @@ std::vector<double> parse_row(std::string_view line, const std::string& origin) 
 
 void append_row(MeansTable& table, std::vector<double> row, std::string origin) {
   if (!table.rows.empty() && row.size() != table.rows.front().size()) {
-    throw UserError(fmt::format("{}: has {} values but {} has {} (every client needs one mean per arm)",
-                                origin, row.size(), table.row_origin.front(),
-                                table.rows.front().size()));
+    throw UserError(
+        fmt::format("{}: has {} values but {} has {} (every client needs one mean per arm)", origin,
+                    row.size(), table.row_origin.front(), table.rows.front().size()));
   }
   table.rows.push_back(std::move(row));
   table.row_origin.push_back(std::move(origin));
@@ -67,8 +67,8 @@ MeansTable read_means_csv(const std::filesystem::path& path) {
   }
   std::ifstream in(path);
   if (!in) {
-    throw UserError(fmt::format("cannot read means file '{}' (it does not exist or is not readable)",
-                                path.string()));
+    throw UserError(fmt::format(
+        "cannot read means file '{}' (it does not exist or is not readable)", path.string()));
   }
   MeansTable table;
   std::string line;

@@ -8,8 +8,8 @@ namespace pfmab::model {
 
 void validate_alpha(double alpha) {
   if (!(alpha >= 0.0 && alpha <= 1.0)) {
-    throw UserError(fmt::format(
-        "alpha {} is outside [0, 1] (it weighs local against global rewards)", alpha));
+    throw UserError(
+        fmt::format("alpha {} is outside [0, 1] (it weighs local against global rewards)", alpha));
   }
 }
 

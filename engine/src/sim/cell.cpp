@@ -15,8 +15,8 @@ const CellSpec& validated(const CellSpec& spec) {
     throw UserError("horizon T must be at least 1 slot");
   }
   if (!(std::isfinite(spec.comm_cost) && spec.comm_cost >= 0.0)) {
-    throw UserError(fmt::format("communication cost C = {} must be a finite number >= 0",
-                                spec.comm_cost));
+    throw UserError(
+        fmt::format("communication cost C = {} must be a finite number >= 0", spec.comm_cost));
   }
   return spec;
 }

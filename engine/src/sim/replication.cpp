@@ -104,7 +104,8 @@ class Replication {
     for (const auto& run : {plays_[m][0], plays_[m][1]}) {
       if (run.rounds == 0) continue;
       explore_per_pull(cell_.instance(), m, streams_[m], run, sums);
-      for (std::size_t i = 0; i < run.arms.size(); ++i) client.record(run.arms[i], run.rounds, sums[i]);
+      for (std::size_t i = 0; i < run.arms.size(); ++i)
+        client.record(run.arms[i], run.rounds, sums[i]);
     }
     if (!barrier_.arrive()) return;
     server_.aggregate(clients_);  // step 5
@@ -158,8 +159,8 @@ class Replication {
   Trajectory trajectory_;
   LastArrivalBarrier barrier_;
   tbb::task_group tasks_;
-  std::vector<ClientPlay> plays_;        // this phase's plan, per client
-  std::vector<std::uint32_t> exploit_;   // storage for each client's waiting arm
+  std::vector<ClientPlay> plays_;       // this phase's plan, per client
+  std::vector<std::uint32_t> exploit_;  // storage for each client's waiting arm
   std::uint64_t phase_ = 0;
   std::uint64_t exploration_pulls_ = 0;
   std::int64_t fixation_slot_ = -1;

@@ -20,8 +20,8 @@ Trajectory::Trajectory(const model::Instance& instance, const model::MixedModel&
       mixed_.push_back(measured.mixed_mean(m, k));
     }
   }
-  for (auto* s : {&series_.regret, &series_.local_reward, &series_.global_reward,
-                  &series_.mixed_reward}) {
+  for (auto* s :
+       {&series_.regret, &series_.local_reward, &series_.global_reward, &series_.mixed_reward}) {
     s->reserve(checkpoints.size());
   }
   series_.comm_count.reserve(checkpoints.size());

@@ -36,7 +36,7 @@ TEST(PfUcbRule, ExplorationLengthsByHand) {
     EXPECT_EQ(local.global_rounds(p), 0u);
     EXPECT_EQ(global.local_rounds(p), 0u);
   }
-  EXPECT_EQ(local.local_rounds(1), 111u);  // ceil(4 * 27.63) = ceil(110.52)
+  EXPECT_EQ(local.local_rounds(1), 111u);   // ceil(4 * 27.63) = ceil(110.52)
   EXPECT_EQ(global.global_rounds(1), 28u);  // ceil(27.63)
 }
 

@@ -9,6 +9,7 @@
 #include "pfmab/model/means_table.hpp"
 #include "pfmab/model/mixed_model.hpp"
 #include "pfmab/util/error.hpp"
+
 #include "run_cli.hpp"
 
 namespace pfmab::model {

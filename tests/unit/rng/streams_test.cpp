@@ -17,8 +17,9 @@ TEST(Streams, SameKeyGivesTheSameSequence) {
 
 TEST(Streams, EveryKeyComponentChangesTheSequence) {
   std::set<std::uint64_t> firsts;
-  for (const StreamKey key : {StreamKey{1, 2, 3, 4}, StreamKey{0, 2, 3, 4}, StreamKey{1, 0, 3, 4},
-                              StreamKey{1, 2, 0, 4}, StreamKey{1, 2, 3, 0}, StreamKey{2, 1, 3, 4}}) {
+  for (const StreamKey key :
+       {StreamKey{1, 2, 3, 4}, StreamKey{0, 2, 3, 4}, StreamKey{1, 0, 3, 4}, StreamKey{1, 2, 0, 4},
+        StreamKey{1, 2, 3, 0}, StreamKey{2, 1, 3, 4}}) {
     auto s = make_stream(key);
     firsts.insert(std::uint64_t{s()} << 32 | s());
   }

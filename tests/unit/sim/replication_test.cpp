@@ -9,6 +9,7 @@
 #include <gtest/gtest.h>
 
 #include "pfmab/model/means_table.hpp"
+
 #include "run_cli.hpp"
 
 namespace pfmab::sim {
@@ -68,7 +69,7 @@ TEST_F(Noiseless, WholeTrajectoryMatchesHandComputation) {
   for (std::size_t i = 0; i < cell.checkpoints().size(); ++i) {
     SCOPED_TRACE(cell.checkpoints()[i]);
     EXPECT_EQ(r.series.regret[i], regret_after(cell.checkpoints()[i]));
-    EXPECT_EQ(r.series.comm_count[i], cell.checkpoints()[i] >= 12 ? 8u
+    EXPECT_EQ(r.series.comm_count[i], cell.checkpoints()[i] >= 12  ? 8u
                                       : cell.checkpoints()[i] >= 6 ? 4u
                                                                    : 0u);
   }

@@ -36,8 +36,8 @@ class ExplorationSchedule {
   double scale_;  // factor, times lambda and/or log T as the kind asks
 };
 
-std::string_view to_string(ScheduleKind kind);  // the name parse_schedule_kind takes
+std::string_view to_string(ScheduleKind kind);            // the name parse_schedule_kind takes
 ScheduleKind parse_schedule_kind(std::string_view name);  // throws UserError
-std::string describe(const ScheduleSpec& spec);  // e.g. "2^p log T" or "0.5 * 10 log T"
+std::string describe(const ScheduleSpec& spec);           // e.g. "2^p log T" or "0.5 * 10 log T"
 
 }  // namespace pfmab::algorithms

@@ -11,12 +11,12 @@ namespace pfmab::sim {
 
 // What one replication reports (DESIGN section 3).
 struct ReplicationResult {
-  Series series;                       // on the cell's checkpoint grid
-  std::uint64_t phases = 0;            // phases begun within the horizon
-  std::uint64_t exploration_pulls = 0; // rewards drawn (all clients, all phases)
-  std::vector<std::int32_t> fixed_arm; // O_m per client, -1 if never fixed
+  Series series;                            // on the cell's checkpoint grid
+  std::uint64_t phases = 0;                 // phases begun within the horizon
+  std::uint64_t exploration_pulls = 0;      // rewards drawn (all clients, all phases)
+  std::vector<std::int32_t> fixed_arm;      // O_m per client, -1 if never fixed
   std::vector<std::uint8_t> fixed_optimal;  // 1 if O_m is mixed-optimal
-  std::int64_t fixation_slot = -1;     // slot count when the last client fixed; -1 if never
+  std::int64_t fixation_slot = -1;          // slot count when the last client fixed; -1 if never
 
   // Every client fixed a mixed-optimal arm within the horizon.
   bool identified() const;

@@ -25,10 +25,10 @@ using ClientPlay = std::array<RoundRobin, 3>;
 
 // The checkpoint series of one replication.
 struct Series {
-  std::vector<double> regret;         // pseudo-regret incl. communication loss
-  std::vector<double> local_reward;   // sum over slots and clients of mu_{pi,m}
-  std::vector<double> global_reward;  // ... of mu_pi
-  std::vector<double> mixed_reward;   // ... of mu'_{pi,m}
+  std::vector<double> regret;             // pseudo-regret incl. communication loss
+  std::vector<double> local_reward;       // sum over slots and clients of mu_{pi,m}
+  std::vector<double> global_reward;      // ... of mu_pi
+  std::vector<double> mixed_reward;       // ... of mu'_{pi,m}
   std::vector<std::uint64_t> comm_count;  // client-server exchanges so far
 };
 
@@ -50,8 +50,7 @@ class Trajectory {
   // they end within the horizon, `comm_rounds` exchanges per client are
   // charged at their last slot (Eqn. (5): C per client per round). A stretch
   // that runs past the horizon is cut there, without its communication.
-  void advance(std::span<const ClientPlay> plays, std::uint64_t length,
-               std::uint64_t comm_rounds);
+  void advance(std::span<const ClientPlay> plays, std::uint64_t length, std::uint64_t comm_rounds);
 
   const Series& series() const { return series_; }
   Series take_series() { return std::move(series_); }

@@ -14,16 +14,12 @@ class Digest {
   void add_bytes(const void* data, std::size_t size);
 
   template <class T>
-    requires std::is_trivially_copyable_v<T>
-  void add(std::span<const T> values) {
-    add_bytes(values.data(), values.size_bytes());
-  }
+  requires std::is_trivially_copyable_v<T>
+  void add(std::span<const T> values) { add_bytes(values.data(), values.size_bytes()); }
 
   template <class T>
-    requires std::is_trivially_copyable_v<T>
-  void add(const T& value) {
-    add_bytes(&value, sizeof value);
-  }
+  requires std::is_trivially_copyable_v<T>
+  void add(const T& value) { add_bytes(&value, sizeof value); }
 
   std::uint64_t value() const { return state_; }
   std::string hex() const;

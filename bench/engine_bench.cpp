@@ -1,0 +1,179 @@
+// The engine's cost per exploration pull against the cost of one raw draw of
+// the same reward distribution from pcg32, measured in one run (bench/README.md
+// records the figures and their ratios). Every benchmark counts one item per
+// reward drawn, so items_per_second and per_pull compare across all of them.
+
+#include <cstdint>
+#include <memory>
+#include <numeric>
+#include <random>
+#include <utility>
+#include <vector>
+
+#include <benchmark/benchmark.h>
+#include <oneapi/tbb/task_arena.h>
+#include <pcg_random.hpp>
+
+#include "pfmab/model/instance.hpp"
+#include "pfmab/model/means_table.hpp"
+#include "pfmab/model/reward_family.hpp"
+#include "pfmab/rng/samplers.hpp"
+#include "pfmab/rng/streams.hpp"
+#include "pfmab/sim/cell.hpp"
+#include "pfmab/sim/exploration.hpp"
+#include "pfmab/sim/replication.hpp"
+#include "pfmab/sim/trajectory.hpp"
+
+namespace {
+
+using pfmab::model::RewardKind;
+
+// Draws per iteration of a raw-draw benchmark: enough that the loop and the
+// optimisation barrier at its end cost nothing per draw, as the engine's
+// rounds-long inner loop amortises its own set-up.
+constexpr std::int64_t kDrawsPerIteration = 1000;
+
+// The synthetic game of the paper's Fig. 1 (M = 4, K = 9, means in [0, 1]),
+// read in place from ../shared/data.
+const pfmab::model::MeansTable& synthetic_means() {
+  static const auto table = pfmab::model::read_means_csv(PFMAB_SHARED_DATA "/synthetic_4x9.csv");
+  return table;
+}
+
+std::shared_ptr<const pfmab::model::Instance> synthetic_instance(RewardKind kind) {
+  return std::make_shared<const pfmab::model::Instance>(synthetic_means(),
+                                                        pfmab::model::RewardFamily{kind, 1.0});
+}
+
+// Reports the time per reward drawn, printed as e.g. "3.2ns".
+void count_pulls(benchmark::State& state, std::int64_t pulls) {
+  state.SetItemsProcessed(pulls);
+  state.counters["per_pull"] = benchmark::Counter(
+      static_cast<double>(pulls), benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
+}
+
+//------------------------------------------------------------------------------
+// Raw draws: one reward from a pcg32, summed, with nothing else around it
+//------------------------------------------------------------------------------
+
+// Arm 9 of client 1, mean 0.5. The mean and sigma are read from the instance
+// at run time, so the compiler cannot fold them. (Laundering a constant
+// through DoNotOptimize(double&) instead is miscompiled by GCC 12 with
+// Benchmark 1.7.1's "+m,r" constraint: the initialising store is dropped and
+// the loop runs on stack garbage, as in google/benchmark#903. Hence
+// also the const overload, std::as_const, on every double observed here.)
+constexpr std::size_t kArm = 8;
+
+// X = mu + sigma Z, Z by Boost's ziggurat (pfmab::rng::UnitNormal).
+void BM_RawDraw_Gaussian(benchmark::State& state) {
+  const auto instance = synthetic_instance(RewardKind::gaussian);
+  const double mu = instance->local_mean(0, kArm), sigma = instance->rewards().sigma;
+  pcg32 rng = pfmab::rng::make_stream({1, 0, 0, 0});
+  pfmab::rng::UnitNormal normal;
+  double sum = 0.0;
+  for (auto _ : state) {
+    for (std::int64_t i = 0; i < kDrawsPerIteration; ++i) sum += mu + sigma * normal(rng);
+    benchmark::DoNotOptimize(std::as_const(sum));  // every draw feeds a value that must exist
+  }
+  count_pulls(state, state.iterations() * kDrawsPerIteration);
+}
+BENCHMARK(BM_RawDraw_Gaussian)->UseRealTime();
+
+// Bernoulli(mu) as the engine draws it: one 32-bit draw against a threshold.
+void BM_RawDraw_Bernoulli(benchmark::State& state) {
+  const auto instance = synthetic_instance(RewardKind::bernoulli);
+  const std::uint64_t threshold = pfmab::rng::bernoulli_threshold(instance->local_mean(0, kArm));
+  pcg32 rng = pfmab::rng::make_stream({1, 0, 0, 0});
+  std::uint64_t successes = 0;
+  for (auto _ : state) {
+    for (std::int64_t i = 0; i < kDrawsPerIteration; ++i)
+      successes += std::uint64_t{rng()} < threshold;
+    benchmark::DoNotOptimize(std::as_const(successes));
+  }
+  count_pulls(state, state.iterations() * kDrawsPerIteration);
+}
+BENCHMARK(BM_RawDraw_Bernoulli)->UseRealTime();
+
+// For context: the standard library's normal (Marsaglia polar in libstdc++).
+void BM_RawDraw_StdNormal(benchmark::State& state) {
+  const auto instance = synthetic_instance(RewardKind::gaussian);
+  const double mu = instance->local_mean(0, kArm), sigma = instance->rewards().sigma;
+  pcg32 rng = pfmab::rng::make_stream({1, 0, 0, 0});
+  std::normal_distribution<double> normal(0.0, 1.0);
+  double sum = 0.0;
+  for (auto _ : state) {
+    for (std::int64_t i = 0; i < kDrawsPerIteration; ++i) sum += mu + sigma * normal(rng);
+    benchmark::DoNotOptimize(std::as_const(sum));
+  }
+  count_pulls(state, state.iterations() * kDrawsPerIteration);
+}
+BENCHMARK(BM_RawDraw_StdNormal)->UseRealTime();
+
+//------------------------------------------------------------------------------
+// The exploration kernel: client 1 (index 0) pulls all K = 9 arms round robin
+//------------------------------------------------------------------------------
+
+void explore_per_pull(benchmark::State& state, RewardKind kind) {
+  const auto instance = synthetic_instance(kind);
+  std::vector<std::uint32_t> arms(instance->arms());
+  std::iota(arms.begin(), arms.end(), 0U);
+  const pfmab::sim::RoundRobin run{arms, static_cast<std::uint64_t>(state.range(0))};
+  pcg32 stream = pfmab::rng::make_stream({1, 0, 0, 0});
+  std::vector<double> sums(arms.size());
+  for (auto _ : state) {
+    pfmab::sim::explore_per_pull(*instance, 0, stream, run, sums);
+    benchmark::DoNotOptimize(sums.data());
+    benchmark::ClobberMemory();  // the sums are written, and read, every iteration
+  }
+  count_pulls(state, state.iterations() * static_cast<std::int64_t>(run.slots()));
+}
+
+void BM_ExplorePerPull_Gaussian(benchmark::State& state) {
+  explore_per_pull(state, RewardKind::gaussian);
+}
+void BM_ExplorePerPull_Bernoulli(benchmark::State& state) {
+  explore_per_pull(state, RewardKind::bernoulli);
+}
+// rounds = 1000: the kernel at its best; rounds = 16: about a phase-1 run
+// (n_g(1) = ceil(0.5 * 2 log 1e6) = 14), where its set-up shows.
+BENCHMARK(BM_ExplorePerPull_Gaussian)->ArgName("rounds")->Arg(1000)->Arg(16)->UseRealTime();
+BENCHMARK(BM_ExplorePerPull_Bernoulli)->ArgName("rounds")->Arg(1000)->Arg(16)->UseRealTime();
+
+//------------------------------------------------------------------------------
+// A whole replication: synthetic game, alpha = 0.5, T = 1e6, C = 1
+//------------------------------------------------------------------------------
+
+// Everything a replication costs (tasks per client and phase, barriers, the
+// trajectory's accounting, the elimination rule) divided by the rewards it
+// draws. One thread, like the raw draw: run_replication's task_group runs in
+// a one-slot arena, so the calling thread does all the work.
+void replication(benchmark::State& state, RewardKind kind) {
+  const pfmab::sim::Cell cell(
+      pfmab::sim::CellSpec{synthetic_instance(kind), 0.5, {}, 1'000'000, 1.0}, 0);
+  tbb::task_arena arena(1);
+  std::uint64_t next = 0;  // a new replication every iteration
+  std::int64_t pulls = 0, phases = 0;
+  for (auto _ : state) {
+    pfmab::sim::ReplicationResult result;
+    arena.execute([&] { result = pfmab::sim::run_replication(cell, 1, next++); });
+    pulls += static_cast<std::int64_t>(result.exploration_pulls);
+    phases += static_cast<std::int64_t>(result.phases);
+    benchmark::DoNotOptimize(std::as_const(result));
+  }
+  count_pulls(state, pulls);
+  state.counters["pulls"] =
+      benchmark::Counter(static_cast<double>(pulls), benchmark::Counter::kAvgIterations);
+  state.counters["phases"] =
+      benchmark::Counter(static_cast<double>(phases), benchmark::Counter::kAvgIterations);
+}
+
+void BM_Replication_Gaussian(benchmark::State& state) { replication(state, RewardKind::gaussian); }
+void BM_Replication_Bernoulli(benchmark::State& state) {
+  replication(state, RewardKind::bernoulli);
+}
+BENCHMARK(BM_Replication_Gaussian)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(BM_Replication_Bernoulli)->Unit(benchmark::kMillisecond)->UseRealTime();
+
+}  // namespace
+
+BENCHMARK_MAIN();
