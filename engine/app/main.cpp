@@ -1,7 +1,6 @@
 // pfmab command line: flags -> cells -> parallel runner -> report.
 #include <iostream>
 #include <memory>
-#include <optional>
 #include <string>
 #include <thread>
 #include <vector>

@@ -101,16 +101,12 @@ TEST_F(Noiseless, HorizonCutsTheSecondPhase) {
   EXPECT_EQ(r.fixation_slot, -1);
 }
 
-TEST(Replication, AlphaOneHasNoGlobalExploration) {
-  // Local-only: mixed = local; client 0 [1, 0] gap 1, client 1 [0, 0.75] gap 0.75.
-  // n_g = 0, n_l = ceil(2 * 1 * 2) = 4: each client plays 0 1 0 1 0 1 0 1 (8 slots);
-  // 2 B_1 = 0.3219 < both gaps: both fix after phase 1.
-  CellSpec s;
-  s.instance = instance_of({{1.0, 0.0}, {0.0, 0.75}}, {model::RewardKind::gaussian, 0.0});
+TEST_F(Noiseless, AlphaOneHasNoGlobalExploration) {
+  // The same game local-only: mixed = local; client 0 [1, 0] gap 1, client 1
+  // [0, 0.75] gap 0.75. n_g = 0, n_l = ceil(2 * 1 * 2) = 4: each client plays
+  // 0 1 0 1 0 1 0 1 (8 slots); 2 B_1 = 0.3219 < both gaps: both fix after phase 1.
+  auto s = spec();
   s.alpha = 1.0;
-  s.params.schedule = {algorithms::ScheduleKind::constant, 2.0};
-  s.params.confidence_constant = 0.015;
-  s.horizon = 1000;
   const auto r = run_replication(Cell(s, 0), 1, 0);
   EXPECT_EQ(r.exploration_pulls, 16u);
   EXPECT_EQ(r.phases, 1u);
