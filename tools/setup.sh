@@ -7,7 +7,8 @@ cd "$(dirname "$0")/.."
 packages=(
   build-essential cmake git
   libtbb-dev libpcg-cpp-dev libboost-dev libcli11-dev nlohmann-json3-dev libfmt-dev
-  libgtest-dev libbenchmark-dev
+  libtomlplusplus-dev libhdf5-dev hdf5-tools
+  libgtest-dev libbenchmark-dev python3-h5py python3-numpy
 )
 missing=()
 for p in "${packages[@]}"; do

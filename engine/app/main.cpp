@@ -1,15 +1,22 @@
-// pfmab command line: flags -> cells -> parallel runner -> report.
+// pfmab command line: experiment (file and/or flags) -> cells -> parallel
+// runner -> HDF5 output and/or report.
+#include <csignal>
+#include <filesystem>
 #include <iostream>
-#include <memory>
+#include <map>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
 
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
+#include <toml++/toml.h>
 
+#include "pfmab/io/experiment.hpp"
 #include "pfmab/io/progress.hpp"
 #include "pfmab/io/report.hpp"
+#include "pfmab/io/results_file.hpp"
 #include "pfmab/model/means_table.hpp"
 #include "pfmab/sim/runner.hpp"
 #include "pfmab/util/error.hpp"
@@ -19,125 +26,264 @@ namespace {
 
 using namespace pfmab;
 
+// Set by SIGINT/SIGTERM: no new replication starts; finished ones are kept.
+std::atomic<bool> stop_requested{false};
+
+extern "C" void request_stop(int) { stop_requested.store(true); }
+
+// The experiment's flags: each one given replaces the file's value.
+struct ExperimentFlags {
+  std::string file;
+  std::string means_file, means_inline, horizon, replications, rewards, schedule, log_term;
+  std::vector<double> alphas;
+  std::uint64_t seed = 0;
+  double sigma = 0, comm_cost = 0, lambda = 0, schedule_factor = 0, confidence_constant = 0;
+  std::vector<std::pair<std::string, CLI::Option*>> given;  // TOML key, flag
+};
+
+void add_experiment_flags(CLI::App& app, ExperimentFlags& f) {
+  app.add_option("experiment", f.file, "experiment file (TOML); flags below override it")
+      ->check(CLI::ExistingFile);
+  auto add = [&](const std::string& key, CLI::Option* option) {
+    f.given.emplace_back(key, option);
+  };
+  auto* file = app.add_option("--means", f.means_file,
+                              "CSV of local means: one row per client, '#' comments");
+  auto* inline_means = app.add_option("--means-inline", f.means_inline,
+                                      "local means inline: rows ';'-separated, values ','");
+  file->excludes(inline_means);
+  add("instance.means", file);
+  add("instance.means", inline_means);
+  add("alpha", app.add_option("--alpha", f.alphas, "personalisation weight(s), comma-separated")
+                   ->delimiter(',')
+                   ->check(CLI::Number));
+  add("horizon", app.add_option("--horizon,-T", f.horizon, "horizon T in slots (1e6 is fine)"));
+  add("replications", app.add_option("--replications,-R", f.replications, "replications per cell"));
+  add("seed", app.add_option("--seed", f.seed, "master seed")->check(CLI::NonNegativeNumber));
+  add("instance.rewards", app.add_option("--rewards", f.rewards, "gaussian or bernoulli"));
+  add("instance.sigma",
+      app.add_option("--sigma", f.sigma, "Gaussian reward standard deviation")->check(CLI::Number));
+  add("comm_cost",
+      app.add_option("--comm-cost,-C", f.comm_cost, "regret per client per communication round")
+          ->check(CLI::Number));
+  add("algorithm.schedule",
+      app.add_option("--schedule", f.schedule,
+                     "f(p): doubling-log (2^p log T), constant (lambda), constant-log (lambda log "
+                     "T), doubling (2^p)"));
+  add("algorithm.lambda",
+      app.add_option("--lambda", f.lambda, "lambda of the constant schedules")->check(CLI::Number));
+  add("algorithm.schedule_factor",
+      app.add_option("--schedule-factor", f.schedule_factor, "factor multiplying f(p)")
+          ->check(CLI::Number));
+  add("algorithm.confidence_constant",
+      app.add_option("--confidence-constant", f.confidence_constant,
+                     "c_B in B_p = sqrt(c_B L / (M F(p)))")
+          ->check(CLI::Number));
+  add("algorithm.log_term",
+      app.add_option("--log-term", f.log_term, "L in B_p: T (log T) or MT (log(MT))"));
+}
+
+// Sets `value` at a dotted key of `table`, creating the sub-table.
+void set(toml::table& table, const std::string& key, toml::node&& value) {
+  const auto dot = key.find('.');
+  if (dot == std::string::npos) {
+    table.insert_or_assign(key, std::move(value));
+    return;
+  }
+  auto [sub, inserted] = table.emplace<toml::table>(key.substr(0, dot));
+  set(*sub->second.as_table(), key.substr(dot + 1), std::move(value));
+}
+
+io::Experiment load(const ExperimentFlags& f) {
+  toml::table overrides;
+  std::map<std::string, std::string> flags;
+  for (const auto& [key, option] : f.given) {
+    if (option->count() == 0) continue;
+    const auto name = option->get_name();
+    flags[key] = name;
+    if (name == "--means") {
+      set(overrides, key,
+          toml::value<std::string>(std::filesystem::absolute(f.means_file).string()));
+    } else if (name == "--means-inline") {
+      toml::array rows;
+      for (const auto& row : model::parse_inline_means(f.means_inline).rows) {
+        toml::array values;
+        for (double v : row) values.push_back(v);
+        rows.push_back(std::move(values));
+      }
+      set(overrides, key, std::move(rows));
+    } else if (name == "--alpha") {
+      if (f.alphas.empty()) throw UserError("--alpha needs at least one value in [0, 1]");
+      toml::array values;
+      for (double a : f.alphas) values.push_back(a);
+      set(overrides, key, std::move(values));
+    } else if (name == "--horizon" || name == "--replications" || name == "--seed") {
+      const auto count = name == "--seed"
+                             ? f.seed
+                             : parse_count(name == "--horizon" ? f.horizon : f.replications,
+                                           name == "--horizon" ? "horizon T" : "replications");
+      set(overrides, key, toml::value<std::int64_t>(static_cast<std::int64_t>(count)));
+    } else if (name == "--rewards" || name == "--schedule" || name == "--log-term") {
+      set(overrides, key, toml::value<std::string>(option->as<std::string>()));
+    } else {
+      set(overrides, key, toml::value<double>(option->as<double>()));
+    }
+  }
+  if (f.file.empty() && overrides.at_path("instance.means").node() == nullptr) {
+    throw UserError(
+        "no instance given (use --means FILE.csv, --means-inline 'ROWS' or an experiment file)");
+  }
+  return io::load_experiment(
+      f.file.empty() ? std::nullopt : std::optional<std::filesystem::path>(f.file), overrides,
+      flags);
+}
+
+std::vector<sim::Cell> make_cells(const io::Experiment& experiment) {
+  std::vector<sim::Cell> cells;
+  for (std::size_t i = 0; i < experiment.cells.size(); ++i)
+    cells.emplace_back(experiment.cells[i], i);
+  return cells;
+}
+
+io::CellReport describe(const sim::Cell& cell, std::uint64_t requested) {
+  io::CellReport d;
+  d.algorithm = "pf-ucb";
+  d.alpha = cell.spec().alpha;
+  d.clients = cell.instance().clients();
+  d.arms = cell.instance().arms();
+  d.horizon = cell.horizon();
+  d.schedule = algorithms::describe(cell.spec().params.schedule);
+  d.requested = requested;
+  return d;
+}
+
+// Reports and digest of everything an output file holds, read back in blocks.
+std::pair<std::vector<io::CellReport>, std::string> read_reports(const io::ResultsReader& file) {
+  constexpr std::uint64_t block = 256;
+  std::vector<io::CellReport> reports;
+  Digest digest;
+  for (std::size_t c = 0; c < file.cells().size(); ++c) {
+    const auto& stored = file.cells()[c];
+    io::CellReport d;
+    d.algorithm = stored.algorithm;
+    d.alpha = stored.alpha;
+    d.clients = stored.clients;
+    d.arms = stored.arms;
+    d.horizon = stored.horizon;
+    d.schedule = stored.schedule_formula;
+    d.requested = file.replications();
+    io::CellAccumulator accumulator(d);
+    for (std::uint64_t first = 0; first < stored.done; first += block) {
+      for (const auto& r : file.read(c, first, std::min(block, stored.done - first))) {
+        accumulator.add(r);
+        r.add_to(digest);
+      }
+    }
+    reports.push_back(accumulator.report());
+  }
+  return {reports, digest.hex()};
+}
+
+void print(bool json, std::uint64_t seed, const std::string& digest,
+           const std::vector<io::CellReport>& reports) {
+  if (json) {
+    std::cout << io::to_json(seed, digest, reports).dump() << '\n';
+  } else {
+    io::print_table(std::cout, seed, digest, reports);
+  }
+}
+
 struct RunFlags {
-  std::string means_file;
-  std::string means_inline;
-  std::vector<double> alphas{0.0, 0.2, 0.5, 0.9, 1.0};
-  std::string horizon = "1e6";
-  std::string replications = "100";
-  std::uint64_t seed = 1;
+  ExperimentFlags experiment;
+  std::string output;
+  bool overwrite = false;
   unsigned threads = std::max(1u, std::thread::hardware_concurrency());
-  std::string rewards = "gaussian";
-  double sigma = 1.0;
-  double comm_cost = 1.0;
-  std::string schedule = "doubling-log";
-  double lambda = 1.0;
-  double schedule_factor = 1.0;
-  double confidence_constant = 4.0;
-  std::string log_term = "T";
   bool json = false;
   bool quiet = false;
 };
 
-void add_run_flags(CLI::App& run, RunFlags& f) {
-  auto* file = run.add_option("--means", f.means_file,
-                              "CSV of local means: one row per client, '#' comments");
-  auto* inline_means = run.add_option("--means-inline", f.means_inline,
-                                      "local means inline: rows ';'-separated, values ','");
-  file->excludes(inline_means);
-  run.add_option("--alpha", f.alphas, "personalisation weight(s), comma-separated; one cell each")
-      ->delimiter(',')
-      ->check(CLI::Number)
-      ->capture_default_str();
-  run.add_option("--horizon,-T", f.horizon, "horizon T in slots (1e6 is fine)")
-      ->capture_default_str();
-  run.add_option("--replications,-R", f.replications, "replications per cell")
-      ->capture_default_str();
-  run.add_option("--seed", f.seed, "master seed")
-      ->check(CLI::NonNegativeNumber)
-      ->capture_default_str();
-  run.add_option("--threads", f.threads, "worker threads")->capture_default_str();
-  run.add_option("--rewards", f.rewards, "reward family: gaussian or bernoulli")
-      ->capture_default_str();
-  run.add_option("--sigma", f.sigma, "Gaussian reward standard deviation")
-      ->check(CLI::Number)
-      ->capture_default_str();
-  run.add_option("--comm-cost,-C", f.comm_cost, "regret per client per communication round")
-      ->check(CLI::Number)
-      ->capture_default_str();
-  run.add_option("--schedule", f.schedule,
-                 "f(p): doubling-log (2^p log T), constant (lambda), constant-log (lambda log T), "
-                 "doubling (2^p)")
-      ->capture_default_str();
-  run.add_option("--lambda", f.lambda, "lambda of the constant schedules")
-      ->check(CLI::Number)
-      ->capture_default_str();
-  run.add_option("--schedule-factor", f.schedule_factor, "factor multiplying f(p)")
-      ->check(CLI::Number)
-      ->capture_default_str();
-  run.add_option("--confidence-constant", f.confidence_constant,
-                 "c_B in B_p = sqrt(c_B L / (M F(p)))")
-      ->check(CLI::Number)
-      ->capture_default_str();
-  run.add_option("--log-term", f.log_term, "L in B_p: T (log T) or MT (log(MT))")
-      ->capture_default_str();
-  run.add_flag("--json", f.json, "print one JSON object instead of the table");
-  run.add_flag("--quiet,-q", f.quiet, "no progress display");
-}
-
-std::vector<sim::Cell> make_cells(const RunFlags& f) {
-  if (f.alphas.empty()) throw UserError("--alpha needs at least one value in [0, 1]");
-  if (f.means_file.empty() && f.means_inline.empty()) {
-    throw UserError("no instance given (use --means FILE.csv or --means-inline 'ROWS')");
-  }
-  const auto table = f.means_file.empty() ? model::parse_inline_means(f.means_inline)
-                                          : model::read_means_csv(f.means_file);
-  model::RewardFamily rewards{model::parse_reward_kind(f.rewards), f.sigma};
-  auto instance = std::make_shared<const model::Instance>(table, rewards);
-
-  algorithms::PfUcbParams params;
-  params.schedule = {algorithms::parse_schedule_kind(f.schedule), f.lambda, f.schedule_factor};
-  params.confidence_constant = f.confidence_constant;
-  if (f.log_term == "T") {
-    params.log_term = algorithms::LogTerm::horizon;
-  } else if (f.log_term == "MT") {
-    params.log_term = algorithms::LogTerm::clients_horizon;
-  } else {
-    throw UserError(fmt::format("--log-term '{}' is not T or MT", f.log_term));
-  }
-
-  const auto horizon = parse_count(f.horizon, "horizon T");
-  std::vector<sim::Cell> cells;
-  for (std::size_t i = 0; i < f.alphas.size(); ++i) {
-    cells.emplace_back(sim::CellSpec{instance, f.alphas[i], params, horizon, f.comm_cost}, i);
-  }
-  return cells;
-}
-
 int run_command(const RunFlags& f) {
-  const auto cells = make_cells(f);
+  const auto experiment = load(f.experiment);
+  const auto cells = make_cells(experiment);
   sim::RunOptions options;
-  options.seed = f.seed;
-  options.replications = parse_count(f.replications, "replications");
+  options.seed = experiment.seed;
+  options.replications = experiment.replications;
   options.threads = f.threads;
+  sim::validate(options);  // before any output file is touched
+
+  std::optional<io::ResultsWriter> writer;
+  if (!f.output.empty()) {
+    writer.emplace(f.output, experiment, cells, f.overwrite);
+    for (std::size_t c = 0; c < cells.size(); ++c) options.first.push_back(writer->done(c));
+  }
+  std::uint64_t total = 0;
+  for (std::size_t c = 0; c < cells.size(); ++c) {
+    total += experiment.replications - (options.first.empty() ? 0 : options.first[c]);
+  }
+
+  std::vector<io::CellAccumulator> accumulators;
+  for (const auto& cell : cells) accumulators.emplace_back(describe(cell, experiment.replications));
+  Digest digest;
   std::atomic<std::uint64_t> completed{0};
   options.completed = &completed;
-
-  std::vector<std::vector<sim::ReplicationResult>> results;
+  options.stop = &stop_requested;
+  struct sigaction action {};
+  action.sa_handler = request_stop;
+  action.sa_flags = SA_RESETHAND;  // a second Ctrl-C ends the program at once
+  sigaction(SIGINT, &action, nullptr);
+  sigaction(SIGTERM, &action, nullptr);
   {
-    io::ProgressDisplay progress(completed, cells.size() * options.replications,
-                                 !f.quiet && io::stderr_is_terminal());
-    results = sim::run_sweep(cells, options);
+    io::ProgressDisplay progress(completed, total, !f.quiet && io::stderr_is_terminal());
+    sim::run_sweep(cells, options, [&](std::size_t c, std::uint64_t, sim::ReplicationResult&& r) {
+      if (writer) {
+        writer->append(c, r);
+      } else {
+        accumulators[c].add(r);
+        r.add_to(digest);
+      }
+    });
   }
-  std::vector<io::CellReport> reports;
-  for (std::size_t c = 0; c < cells.size(); ++c)
-    reports.push_back(io::report_cell(cells[c], results[c]));
-  const auto digest = sim::digest_of(results);
-  if (f.json) {
-    std::cout << io::to_json(f.seed, digest, reports).dump() << '\n';
+  if (stop_requested.load()) {
+    if (writer) {
+      writer->flush();
+      std::uint64_t done = 0;
+      for (std::size_t c = 0; c < cells.size(); ++c) done += writer->done(c);
+      std::cerr << fmt::format(
+          "pfmab: interrupted: {} of {} replications are in '{}'; run the same command to "
+          "continue\n",
+          done, cells.size() * experiment.replications, f.output);
+    } else {
+      std::cerr << fmt::format("pfmab: interrupted after {} replications (nothing saved: no -o)\n",
+                               completed.load());
+    }
+    return 130;
+  }
+  if (writer) {
+    writer->write_summaries();
+    writer.reset();
+    const auto [reports, file_digest] = read_reports(io::ResultsReader(f.output));
+    print(f.json, experiment.seed, file_digest, reports);
   } else {
-    io::print_table(std::cout, f.seed, digest, reports);
+    std::vector<io::CellReport> reports;
+    for (const auto& a : accumulators) reports.push_back(a.report());
+    print(f.json, experiment.seed, digest.hex(), reports);
   }
+  return 0;
+}
+
+int validate_command(const ExperimentFlags& f) {
+  const auto experiment = load(f);
+  make_cells(experiment);
+  std::cout << fmt::format("{}: valid: {} cell{} x {} replications, seed {}\n", experiment.source,
+                           experiment.cells.size(), experiment.cells.size() == 1 ? "" : "s",
+                           experiment.replications, experiment.seed);
+  return 0;
+}
+
+int summary_command(const std::string& path, bool json) {
+  const io::ResultsReader file(path);
+  const auto [reports, digest] = read_reports(file);
+  print(json, file.seed(), digest, reports);
   return 0;
 }
 
@@ -148,9 +294,26 @@ int main(int argc, char** argv) {
   app.set_version_flag("--version", fmt::format("pfmab {} ({})", PFMAB_VERSION, PFMAB_GIT_COMMIT));
   // At most one; an unknown word is then reported by name as unexpected.
   app.require_subcommand(0, 1);
+
   RunFlags run_flags;
-  auto* run = app.add_subcommand("run", "run PF-UCB replications and print their summary");
-  add_run_flags(*run, run_flags);
+  auto* run = app.add_subcommand("run", "run an experiment: print its summary, stream it to HDF5");
+  add_experiment_flags(*run, run_flags.experiment);
+  run->add_option("-o,--output", run_flags.output,
+                  "HDF5 output; an existing one of the same experiment is continued");
+  run->add_flag("--overwrite", run_flags.overwrite, "replace an output of another experiment");
+  run->add_option("--threads", run_flags.threads, "worker threads")->capture_default_str();
+  run->add_flag("--json", run_flags.json, "print one JSON object instead of the table");
+  run->add_flag("--quiet,-q", run_flags.quiet, "no progress display");
+
+  ExperimentFlags validate_flags;
+  auto* validate = app.add_subcommand("validate", "check an experiment without running it");
+  add_experiment_flags(*validate, validate_flags);
+
+  std::string summary_path;
+  bool summary_json = false;
+  auto* summary = app.add_subcommand("summary", "print the summary of an output file");
+  summary->add_option("file", summary_path, "HDF5 output of pfmab run")->required();
+  summary->add_flag("--json", summary_json, "print one JSON object instead of the table");
 
   try {
     app.parse(argc, argv);
@@ -166,7 +329,9 @@ int main(int argc, char** argv) {
   }
   try {
     if (run->parsed()) return run_command(run_flags);
-    throw UserError("no subcommand given (expected 'run'; see pfmab --help)");
+    if (validate->parsed()) return validate_command(validate_flags);
+    if (summary->parsed()) return summary_command(summary_path, summary_json);
+    throw UserError("no subcommand given (expected run, validate or summary; see pfmab --help)");
   } catch (const UserError& e) {
     std::cerr << "pfmab: error: " << e.what() << '\n';
     return 2;

@@ -30,9 +30,12 @@ PfUcbRule::PfUcbRule(const PfUcbParams& params, double alpha, std::size_t client
                          (params.log_term == LogTerm::clients_horizon ? clients_ : 1.0))),
       schedule_(params.schedule, horizon) {
   model::validate_alpha(alpha);
-  if (!(std::isfinite(params.confidence_constant) && params.confidence_constant > 0.0)) {
-    throw UserError(fmt::format("confidence constant {} must be a finite number > 0",
-                                params.confidence_constant));
+  validate_confidence_constant(params.confidence_constant);
+}
+
+void validate_confidence_constant(double constant) {
+  if (!(std::isfinite(constant) && constant > 0.0)) {
+    throw UserError(fmt::format("confidence constant {} must be a finite number > 0", constant));
   }
 }
 

@@ -21,13 +21,17 @@ bool doubles(ScheduleKind kind) {
 
 }  // namespace
 
-ExplorationSchedule::ExplorationSchedule(ScheduleSpec spec, std::uint64_t horizon) : spec_(spec) {
+void validate(const ScheduleSpec& spec) {
   if (!(std::isfinite(spec.factor) && spec.factor > 0.0)) {
     throw UserError(fmt::format("schedule factor {} must be a finite number > 0", spec.factor));
   }
   if (uses_lambda(spec.kind) && !(std::isfinite(spec.lambda) && spec.lambda > 0.0)) {
     throw UserError(fmt::format("schedule lambda {} must be a finite number > 0", spec.lambda));
   }
+}
+
+ExplorationSchedule::ExplorationSchedule(ScheduleSpec spec, std::uint64_t horizon) : spec_(spec) {
+  validate(spec);
   if (uses_log(spec.kind) && horizon < 2) {
     throw UserError(fmt::format(
         "schedule '{}' needs a horizon of at least 2 (log T = 0 at T = 1 gives empty phases)",

@@ -5,27 +5,20 @@
 
 namespace pfmab::io {
 
-CellReport report_cell(const sim::Cell& cell, std::span<const sim::ReplicationResult> results) {
-  CellReport report;
-  report.algorithm = "pf-ucb";
-  report.alpha = cell.spec().alpha;
-  report.clients = cell.instance().clients();
-  report.arms = cell.instance().arms();
-  report.horizon = cell.horizon();
-  report.schedule = algorithms::describe(cell.spec().params.schedule);
-  std::vector<double> final_regret;
-  double comm = 0.0, phases = 0.0, identified = 0.0;
-  for (const auto& r : results) {
-    final_regret.push_back(r.series.regret.back());
-    comm += static_cast<double>(r.series.comm_count.back());
-    phases += static_cast<double>(r.phases);
-    identified += r.identified() ? 1.0 : 0.0;
-  }
-  const auto n = static_cast<double>(results.size());
-  report.regret = stats::summarize(final_regret);
-  report.comm_count_mean = comm / n;
-  report.phases_mean = phases / n;
-  report.identified = identified / n;
+void CellAccumulator::add(const sim::ReplicationResult& result) {
+  final_regret_.push_back(result.series.regret.back());
+  comm_ += static_cast<double>(result.series.comm_count.back());
+  phases_ += static_cast<double>(result.phases);
+  identified_ += result.identified() ? 1.0 : 0.0;
+}
+
+CellReport CellAccumulator::report() const {
+  auto report = report_;
+  const auto n = static_cast<double>(final_regret_.size());
+  report.regret = stats::summarize(final_regret_);
+  report.comm_count_mean = comm_ / n;
+  report.phases_mean = phases_ / n;
+  report.identified = identified_ / n;
   return report;
 }
 
@@ -44,6 +37,7 @@ nlohmann::json to_json(std::uint64_t seed, const std::string& digest,
         {"horizon", c.horizon},
         {"schedule", c.schedule},
         {"replications", c.regret.count},
+        {"replications_requested", c.requested},
         {"regret",
          {{"mean", c.regret.mean},
           {"std", c.regret.std},
@@ -58,15 +52,25 @@ nlohmann::json to_json(std::uint64_t seed, const std::string& digest,
 
 void print_table(std::ostream& out, std::uint64_t seed, const std::string& digest,
                  std::span<const CellReport> cells) {
-  fmt::print(out, "{:<8} {:>6} {:>4} {:>4} {:>10} {:>6} {:>12} {:>25} {:>10} {:>7} {:>10}\n",
+  fmt::print(out, "{:<8} {:>6} {:>4} {:>4} {:>10} {:>11} {:>12} {:>25} {:>10} {:>7} {:>10}\n",
              "algo", "alpha", "M", "K", "T", "reps", "regret", "95% CI", "comm", "phases",
              "identified");
   for (const auto& c : cells) {
-    fmt::print(
-        out, "{:<8} {:>6} {:>4} {:>4} {:>10} {:>6} {:>12.1f} {:>25} {:>10.1f} {:>7.2f} {:>9.1f}%\n",
-        c.algorithm, c.alpha, c.clients, c.arms, c.horizon, c.regret.count, c.regret.mean,
-        fmt::format("[{:.1f}, {:.1f}]", c.regret.ci95_low, c.regret.ci95_high), c.comm_count_mean,
-        c.phases_mean, 100.0 * c.identified);
+    // an interrupted run shows how far each cell got
+    const auto reps = c.regret.count == c.requested
+                          ? fmt::format("{}", c.requested)
+                          : fmt::format("{}/{}", c.regret.count, c.requested);
+    if (c.regret.count == 0) {
+      fmt::print(out, "{:<8} {:>6} {:>4} {:>4} {:>10} {:>11} {:>12}\n", c.algorithm, c.alpha,
+                 c.clients, c.arms, c.horizon, reps, "-");
+      continue;
+    }
+    fmt::print(out,
+               "{:<8} {:>6} {:>4} {:>4} {:>10} {:>11} {:>12.1f} {:>25} {:>10.1f} {:>7.2f} "
+               "{:>9.1f}%\n",
+               c.algorithm, c.alpha, c.clients, c.arms, c.horizon, reps, c.regret.mean,
+               fmt::format("[{:.1f}, {:.1f}]", c.regret.ci95_low, c.regret.ci95_high),
+               c.comm_count_mean, c.phases_mean, 100.0 * c.identified);
   }
   fmt::print(out, "seed {}  schedule f(p) = {}  digest {}\n", seed,
              cells.empty() ? "-" : cells.front().schedule, digest);

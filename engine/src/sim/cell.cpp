@@ -8,16 +8,22 @@
 #include "pfmab/util/error.hpp"
 
 namespace pfmab::sim {
+void validate_horizon(std::uint64_t horizon) {
+  if (horizon < 1) throw UserError("horizon T must be at least 1 slot");
+}
+
+void validate_comm_cost(double comm_cost) {
+  if (!(std::isfinite(comm_cost) && comm_cost >= 0.0)) {
+    throw UserError(
+        fmt::format("communication cost C = {} must be a finite number >= 0", comm_cost));
+  }
+}
+
 namespace {
 
 const CellSpec& validated(const CellSpec& spec) {
-  if (spec.horizon < 1) {
-    throw UserError("horizon T must be at least 1 slot");
-  }
-  if (!(std::isfinite(spec.comm_cost) && spec.comm_cost >= 0.0)) {
-    throw UserError(
-        fmt::format("communication cost C = {} must be a finite number >= 0", spec.comm_cost));
-  }
+  validate_horizon(spec.horizon);
+  validate_comm_cost(spec.comm_cost);
   return spec;
 }
 
@@ -28,6 +34,7 @@ Cell::Cell(CellSpec spec, std::uint64_t index)
       index_(index),
       measured_(*spec_.instance, spec_.alpha),
       rule_(spec_.params, spec_.alpha, spec_.instance->clients(), spec_.horizon),
-      checkpoints_(checkpoint_grid(spec_.horizon)) {}
+      checkpoints_(checkpoint_grid(spec_.horizon, spec_.checkpoints.log_points,
+                                   spec_.checkpoints.linear_points)) {}
 
 }  // namespace pfmab::sim

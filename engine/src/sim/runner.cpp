@@ -1,34 +1,97 @@
 #include "pfmab/sim/runner.hpp"
 
-#include <oneapi/tbb/blocked_range.h>
 #include <oneapi/tbb/global_control.h>
-#include <oneapi/tbb/parallel_for.h>
+#include <oneapi/tbb/parallel_pipeline.h>
 #include <oneapi/tbb/task_arena.h>
 
 #include "pfmab/util/error.hpp"
 
 namespace pfmab::sim {
+namespace {
 
-std::vector<std::vector<ReplicationResult>> run_sweep(std::span<const Cell> cells,
-                                                      const RunOptions& options) {
+struct Job {
+  std::size_t cell = 0;
+  std::uint64_t replication = 0;
+};
+
+struct Finished {
+  Job job;
+  ReplicationResult result;
+};
+
+// Hands out (cell, replication) in order, starting each cell at its first
+// replication still to run.
+class JobOrder {
+ public:
+  JobOrder(std::size_t cells, const RunOptions& options)
+      : cells_(cells), options_(options), next_{0, start(0)} {}
+
+  bool empty() {
+    while (next_.cell < cells_ && next_.replication >= options_.replications) {
+      ++next_.cell;
+      next_.replication = start(next_.cell);
+    }
+    return next_.cell == cells_;
+  }
+  Job pop() { return {next_.cell, next_.replication++}; }
+
+ private:
+  std::uint64_t start(std::size_t cell) const {
+    return cell < options_.first.size() ? options_.first[cell] : 0;
+  }
+
+  std::size_t cells_;
+  const RunOptions& options_;
+  Job next_;
+};
+
+}  // namespace
+
+void validate(const RunOptions& options) {
   if (options.replications == 0) throw UserError("the number of replications must be at least 1");
   if (options.threads == 0) throw UserError("the number of threads must be at least 1");
-  std::vector<std::vector<ReplicationResult>> results(cells.size());
-  for (auto& cell_results : results) cell_results.resize(options.replications);
+}
 
-  const std::uint64_t total = cells.size() * options.replications;
+void run_sweep(std::span<const Cell> cells, const RunOptions& options, const ResultSink& sink) {
+  validate(options);
+  JobOrder order(cells.size(), options);
+
   // An arena alone is capped at the core count; the global limit must be
   // raised too for `threads` to mean exactly that many threads.
   const tbb::global_control limit(tbb::global_control::max_allowed_parallelism, options.threads);
   tbb::task_arena arena(static_cast<int>(options.threads));
+  // Tokens bound the replications between the in-order input and the
+  // in-order output: the memory a run holds, whatever its length.
+  const std::size_t tokens = 4 * static_cast<std::size_t>(options.threads);
   arena.execute([&] {
-    tbb::parallel_for(tbb::blocked_range<std::uint64_t>(0, total, 1), [&](const auto& range) {
-      for (auto i = range.begin(); i != range.end(); ++i) {
-        const auto c = i / options.replications, r = i % options.replications;
-        results[c][r] = run_replication(cells[c], options.seed, r);
-        if (options.completed) options.completed->fetch_add(1, std::memory_order_relaxed);
-      }
-    });
+    tbb::parallel_pipeline(
+        tokens,
+        tbb::make_filter<void, Job>(tbb::filter_mode::serial_in_order,
+                                    [&](tbb::flow_control& control) {
+                                      if (order.empty() || (options.stop && options.stop->load())) {
+                                        control.stop();
+                                        return Job{};
+                                      }
+                                      return order.pop();
+                                    }) &
+            tbb::make_filter<Job, Finished>(
+                tbb::filter_mode::parallel,
+                [&](Job job) {
+                  return Finished{job,
+                                  run_replication(cells[job.cell], options.seed, job.replication)};
+                }) &
+            tbb::make_filter<Finished, void>(tbb::filter_mode::serial_in_order, [&](Finished done) {
+              sink(done.job.cell, done.job.replication, std::move(done.result));
+              if (options.completed) options.completed->fetch_add(1, std::memory_order_relaxed);
+            }));
+  });
+}
+
+std::vector<std::vector<ReplicationResult>> run_sweep(std::span<const Cell> cells,
+                                                      const RunOptions& options) {
+  std::vector<std::vector<ReplicationResult>> results(cells.size());
+  run_sweep(cells, options, [&](std::size_t cell, std::uint64_t, ReplicationResult&& result) {
+    results[cell].push_back(std::move(result));
   });
   return results;
 }

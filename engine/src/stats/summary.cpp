@@ -1,5 +1,6 @@
 #include "pfmab/stats/summary.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
@@ -10,7 +11,10 @@ namespace pfmab::stats {
 Summary summarize(std::span<const double> values) {
   Summary s;
   s.count = values.size();
-  if (s.count == 0) return s;
+  if (s.count == 0) {
+    s.mean = s.std = s.ci95_low = s.ci95_high = std::numeric_limits<double>::quiet_NaN();
+    return s;
+  }
   double sum = 0.0;
   for (const double v : values) sum += v;
   s.mean = sum / static_cast<double>(s.count);
@@ -27,6 +31,22 @@ Summary summarize(std::span<const double> values) {
   s.ci95_low = s.mean - half;
   s.ci95_high = s.mean + half;
   return s;
+}
+
+std::vector<double> quantiles(std::vector<double> values, std::span<const double> levels) {
+  std::vector<double> out;
+  if (values.empty()) {
+    out.assign(levels.size(), std::numeric_limits<double>::quiet_NaN());
+    return out;
+  }
+  std::sort(values.begin(), values.end());
+  for (const double q : levels) {
+    const double h = q * static_cast<double>(values.size() - 1);
+    const auto below = static_cast<std::size_t>(std::floor(h));
+    const auto above = std::min(below + 1, values.size() - 1);
+    out.push_back(values[below] + (h - static_cast<double>(below)) * (values[above] - values[below]));
+  }
+  return out;
 }
 
 }  // namespace pfmab::stats

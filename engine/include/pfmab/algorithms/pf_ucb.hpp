@@ -21,6 +21,9 @@ struct PfUcbParams {
   LogTerm log_term = LogTerm::horizon;
 };
 
+// Throws UserError unless c_B is a finite number > 0.
+void validate_confidence_constant(double constant);
+
 // The read-only part of PF-UCB for one cell (Sec. 4): exploration lengths and
 // confidence radii per phase. Valid once constructed.
 class PfUcbRule {

@@ -20,11 +20,15 @@ struct ScheduleSpec {
   double factor = 1.0;  // multiplies f(p), e.g. ~1/C when communication is costly
 };
 
+// Throws UserError for a non-positive or non-finite lambda (constant
+// schedules) or factor.
+void validate(const ScheduleSpec& spec);
+
 // f(p) and F(p) = sum_{q<=p} f(q) for one horizon. Valid once constructed.
 class ExplorationSchedule {
  public:
-  // Throws UserError for a non-positive lambda or factor, and for a log T
-  // schedule at T = 1 (log 1 = 0 would give phases of length zero).
+  // Throws what validate(spec) throws, and UserError for a log T schedule at
+  // T = 1 (log 1 = 0 would give phases of length zero).
   ExplorationSchedule(ScheduleSpec spec, std::uint64_t horizon);
 
   const ScheduleSpec& spec() const { return spec_; }

@@ -8,13 +8,12 @@
 
 #include <nlohmann/json.hpp>
 
-#include "pfmab/sim/cell.hpp"
 #include "pfmab/sim/replication.hpp"
 #include "pfmab/stats/summary.hpp"
 
 namespace pfmab::io {
 
-// The final-slot summary of one cell, as `run` prints it.
+// The final-slot summary of one cell, as `run` and `summary` print it.
 struct CellReport {
   std::string algorithm;
   double alpha = 0.0;
@@ -22,13 +21,26 @@ struct CellReport {
   std::size_t arms = 0;
   std::uint64_t horizon = 0;
   std::string schedule;
-  stats::Summary regret;  // pseudo-regret at T
+  std::uint64_t requested = 0;  // replications asked for
+  stats::Summary regret;        // pseudo-regret at T, over the replications done
   double comm_count_mean = 0.0;
   double phases_mean = 0.0;
   double identified = 0.0;  // fraction of replications
 };
 
-CellReport report_cell(const sim::Cell& cell, std::span<const sim::ReplicationResult> results);
+// Builds a CellReport one replication at a time, in replication order.
+class CellAccumulator {
+ public:
+  // `description`: every field but the statistics.
+  explicit CellAccumulator(CellReport description) : report_(std::move(description)) {}
+  void add(const sim::ReplicationResult& result);
+  CellReport report() const;
+
+ private:
+  CellReport report_;
+  std::vector<double> final_regret_;
+  double comm_ = 0.0, phases_ = 0.0, identified_ = 0.0;
+};
 
 // {"seed", "digest", "cells": [...]}, the object `run --json` prints.
 nlohmann::json to_json(std::uint64_t seed, const std::string& digest,

@@ -3,6 +3,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "pfmab/algorithms/pf_ucb.hpp"
@@ -11,6 +12,12 @@
 
 namespace pfmab::sim {
 
+// How densely a replication's series are recorded (see checkpoint_grid).
+struct CheckpointSpec {
+  std::size_t log_points = 40;
+  std::size_t linear_points = 20;
+};
+
 // What the user asks of one cell of a sweep.
 struct CellSpec {
   std::shared_ptr<const model::Instance> instance;
@@ -18,7 +25,13 @@ struct CellSpec {
   algorithms::PfUcbParams params;
   std::uint64_t horizon = 1'000'000;
   double comm_cost = 1.0;  // C, regret per client per communication round
+  CheckpointSpec checkpoints;
+  std::string instance_name = "inline";  // where the means came from
 };
+
+// Throw UserError for T < 1 and for a negative or non-finite C.
+void validate_horizon(std::uint64_t horizon);
+void validate_comm_cost(double comm_cost);
 
 // One cell, validated, with everything derived from it that replications
 // read and never write: the mixed model the regret is measured against, the

@@ -2,6 +2,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <functional>
 #include <span>
 #include <string>
 #include <vector>
@@ -15,13 +16,29 @@ struct RunOptions {
   std::uint64_t seed = 0;
   std::uint64_t replications = 1;
   unsigned threads = 1;  // oneTBB worker threads, at least 1
+  // Per cell, the first replication to run (a resumed run); empty: all from 0.
+  std::vector<std::uint64_t> first;
   // Incremented once per finished replication, for a progress display.
   std::atomic<std::uint64_t>* completed = nullptr;
+  // Once true, no further replication starts; those running finish.
+  const std::atomic<bool>* stop = nullptr;
 };
 
-// Runs `replications` replications of every cell in parallel on `threads`
-// oneTBB threads. result[c][r] is replication r of cell c, bit-identical for
-// any thread count. Throws UserError for zero replications or zero threads.
+// Throws UserError for zero replications or zero threads.
+void validate(const RunOptions& options);
+
+// Receives every finished replication in (cell, replication) order, from one
+// thread at a time.
+using ResultSink =
+    std::function<void(std::size_t cell, std::uint64_t replication, ReplicationResult&& result)>;
+
+// Runs the replications of every cell in parallel on `threads` oneTBB
+// threads and hands them to `sink` in order. At most a few per thread are in
+// flight, so memory does not grow with the number of replications. Results
+// are bit-identical for any thread count. Throws what validate throws.
+void run_sweep(std::span<const Cell> cells, const RunOptions& options, const ResultSink& sink);
+
+// The same, collecting everything: result[c][r] is replication r of cell c.
 std::vector<std::vector<ReplicationResult>> run_sweep(std::span<const Cell> cells,
                                                       const RunOptions& options);
 

@@ -2,12 +2,14 @@
 
 #include <cstddef>
 #include <span>
+#include <vector>
 
 namespace pfmab::stats {
 
 // Mean, sample standard deviation and Student-t 95% confidence interval of
 // the mean, summed in the order given (so a summary is as reproducible as
-// its inputs). With one value the spread and interval are NaN.
+// its inputs). With one value the spread and interval are NaN; with none,
+// everything is.
 struct Summary {
   std::size_t count = 0;
   double mean = 0.0;
@@ -17,5 +19,9 @@ struct Summary {
 };
 
 Summary summarize(std::span<const double> values);
+
+// The q-quantiles of `values` for each q in `levels`, by linear interpolation
+// between order statistics (numpy's default, Hyndman-Fan type 7).
+std::vector<double> quantiles(std::vector<double> values, std::span<const double> levels);
 
 }  // namespace pfmab::stats

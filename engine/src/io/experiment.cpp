@@ -1,0 +1,471 @@
+#include "pfmab/io/experiment.hpp"
+
+#include <fstream>
+#include <functional>
+#include <iterator>
+#include <limits>
+#include <map>
+#include <memory>
+#include <sstream>
+
+#include <fmt/format.h>
+
+#include "pfmab/algorithms/pf_ucb.hpp"
+#include "pfmab/model/means_table.hpp"
+#include "pfmab/model/mixed_model.hpp"
+#include "pfmab/util/error.hpp"
+
+namespace pfmab::io {
+
+const std::vector<std::string> sweep_keys{
+    "instance.means",
+    "instance.rewards",
+    "instance.sigma",
+    "algorithm.name",
+    "alpha",
+    "horizon",
+    "comm_cost",
+    "algorithm.schedule",
+    "algorithm.lambda",
+    "algorithm.schedule_factor",
+    "algorithm.confidence_constant",
+    "algorithm.log_term",
+};
+
+namespace {
+
+// Every key the format knows, by table ("" is the top level).
+const std::map<std::string, std::vector<std::string>> known_keys{
+    {"",
+     {"name", "description", "seed", "replications", "horizon", "alpha", "comm_cost", "mode",
+      "instance", "algorithm", "checkpoints"}},
+    {"instance", {"means", "rewards", "sigma"}},
+    {"algorithm",
+     {"name", "schedule", "lambda", "schedule_factor", "confidence_constant", "log_term"}},
+    {"checkpoints", {"log_points", "linear_points"}},
+};
+
+std::string join(const std::vector<std::string>& words) {
+  std::string out;
+  for (const auto& w : words) out += (out.empty() ? "" : ", ") + w;
+  return out;
+}
+
+std::string type_name(const toml::node& node) {
+  switch (node.type()) {
+    case toml::node_type::table:
+      return "a table";
+    case toml::node_type::array:
+      return "a list";
+    case toml::node_type::string:
+      return "a string";
+    case toml::node_type::integer:
+      return "an integer";
+    case toml::node_type::floating_point:
+      return "a number";
+    case toml::node_type::boolean:
+      return "a boolean";
+    default:
+      return "a date or time";
+  }
+}
+
+// Reads values out of the merged table, reporting every problem at the node
+// it comes from: "FILE:LINE:COL: key 'K': ..." for the file, "command line:
+// key 'K': ..." for an override (those nodes have no source position).
+class Reader {
+ public:
+  Reader(std::string file, std::filesystem::path base, std::map<std::string, std::string> flags)
+      : file_(std::move(file)), base_(std::move(base)), flags_(std::move(flags)) {}
+
+  std::string where(const toml::node& node) const {
+    const auto& begin = node.source().begin;
+    if (begin.line == 0) return "command line";
+    return fmt::format("{}:{}:{}", file_, begin.line, begin.column);
+  }
+
+  [[noreturn]] void fail(const toml::node& node, const std::string& key,
+                         const std::string& problem) const {
+    const auto flag = flags_.find(key);
+    if (node.source().begin.line == 0 && flag != flags_.end()) {
+      throw UserError(fmt::format("{} (key '{}'): {}", flag->second, key, problem));
+    }
+    throw UserError(fmt::format("{}: key '{}': {}", where(node), key, problem));
+  }
+
+  // Runs `check`, prefixing any UserError it throws with the node's place.
+  template <class F>
+  auto at(const toml::node& node, const std::string& key, F&& check) const {
+    try {
+      return check();
+    } catch (const UserError& e) {
+      fail(node, key, e.what());
+    }
+  }
+
+  // A scalar key's values: the list's elements, or the value itself.
+  std::vector<const toml::node*> values(const toml::node& node, const std::string& key) const {
+    std::vector<const toml::node*> out;
+    if (const auto* list = node.as_array()) {
+      if (list->empty()) fail(node, key, "the list is empty (give at least one value)");
+      for (const auto& element : *list) out.push_back(&element);
+    } else {
+      out.push_back(&node);
+    }
+    return out;
+  }
+
+  double number(const toml::node& node, const std::string& key) const {
+    if (!node.is_number()) fail(node, key, "expected a number, got " + type_name(node));
+    return *node.value<double>();
+  }
+
+  // A whole number (1e6 is fine) in [minimum, maximum].
+  std::uint64_t count(const toml::node& node, const std::string& key, std::uint64_t minimum,
+                      std::uint64_t maximum = std::uint64_t{1} << 62) const {
+    constexpr double limit = 0x1p62;
+    const double value = number(node, key);
+    if (!(value >= 0.0 && value <= limit) ||
+        value != static_cast<double>(static_cast<std::uint64_t>(value))) {
+      fail(node, key, fmt::format("{} is not a whole number from 0 to 2^62", value));
+    }
+    const auto whole = node.is_integer() ? static_cast<std::uint64_t>(*node.value<std::int64_t>())
+                                         : static_cast<std::uint64_t>(value);
+    if (whole < minimum)
+      fail(node, key, fmt::format("must be at least {} (got {})", minimum, whole));
+    if (whole > maximum)
+      fail(node, key, fmt::format("must be at most {} (got {})", maximum, whole));
+    return whole;
+  }
+
+  std::string string(const toml::node& node, const std::string& key) const {
+    if (!node.is_string()) fail(node, key, "expected a string, got " + type_name(node));
+    return *node.value<std::string>();
+  }
+
+  // The means a node stands for: one CSV path or one inline matrix.
+  std::pair<model::MeansTable, std::string> means(const toml::node& node,
+                                                  const std::string& key) const {
+    if (node.is_string()) {
+      const std::filesystem::path given = *node.value<std::string>();
+      const auto path =
+          given.is_absolute() || node.source().begin.line == 0 ? given : base_ / given;
+      return {at(node, key, [&] { return model::read_means_csv(path); }), given.string()};
+    }
+    const auto* rows = node.as_array();
+    if (!rows)
+      fail(node, key, "expected a CSV path or a matrix (a list of rows), got " + type_name(node));
+    model::MeansTable table;
+    for (const auto& row_node : *rows) {
+      const auto* row = row_node.as_array();
+      if (!row)
+        fail(row_node, key, "a matrix row must be a list of numbers, got " + type_name(row_node));
+      std::vector<double> values;
+      for (const auto& v : *row) {
+        values.push_back(number(v, key));
+        if (!std::isfinite(values.back())) fail(v, key, "means must be finite numbers");
+      }
+      const auto origin =
+          fmt::format("{}: key '{}' row {}", where(row_node), key, table.rows.size() + 1);
+      if (!table.rows.empty() && values.size() != table.rows.front().size()) {
+        fail(row_node, key,
+             fmt::format(
+                 "row {} has {} values but row 1 has {} (every client needs one mean per arm)",
+                 table.rows.size() + 1, values.size(), table.rows.front().size()));
+      }
+      table.rows.push_back(std::move(values));
+      table.row_origin.push_back(origin);
+    }
+    if (table.rows.empty() || table.rows.front().empty()) fail(node, key, "the matrix is empty");
+    return {std::move(table), "inline"};
+  }
+
+  // instance.means: a path, a list of paths, a matrix, or a list of matrices.
+  std::vector<const toml::node*> instances(const toml::node& node, const std::string& key) const {
+    const auto* list = node.as_array();
+    if (!list || list->empty()) return {&node};
+    const auto* first = list->get(0);
+    const bool list_of_matrices =
+        first->is_array() && first->as_array()->size() > 0 && first->as_array()->get(0)->is_array();
+    if (first->is_string() || list_of_matrices) return values(node, key);
+    return {&node};  // one matrix
+  }
+
+ private:
+  std::string file_;
+  std::filesystem::path base_;
+  std::map<std::string, std::string> flags_;  // overridden key -> its flag
+};
+
+// Lays `overrides` over `base`, one table level deep.
+void merge(toml::table& base, const toml::table& overrides) {
+  for (const auto& [key, value] : overrides) {
+    if (const auto* sub = value.as_table(); sub && base.get_as<toml::table>(key.str())) {
+      merge(*base.get_as<toml::table>(key.str()), *sub);
+    } else {
+      base.insert_or_assign(key.str(), value);
+    }
+  }
+}
+
+void check_known_keys(const Reader& reader, const toml::table& table, const std::string& prefix) {
+  const auto& known = known_keys.at(prefix);
+  for (const auto& [key, value] : table) {
+    const auto name =
+        prefix.empty() ? std::string(key.str()) : prefix + "." + std::string(key.str());
+    if (std::find(known.begin(), known.end(), key.str()) == known.end()) {
+      reader.fail(value, name, fmt::format("unknown key (expected one of: {})", join(known)));
+    }
+    if (prefix.empty() && known_keys.count(std::string(key.str()))) {
+      const auto* sub = value.as_table();
+      if (!sub) reader.fail(value, name, "expected a table, got " + type_name(value));
+      check_known_keys(reader, *sub, name);
+    }
+  }
+}
+
+// The node at a dotted key, or the default written as TOML.
+const toml::node& lookup(const toml::table& table, const std::string& key,
+                         const toml::table& defaults) {
+  if (const auto* node = table.at_path(key).node()) return *node;
+  return *defaults.at_path(key).node();
+}
+
+const toml::table& default_values() {
+  static const toml::table defaults = toml::parse(R"(
+    seed = 1
+    replications = 100
+    horizon = 1000000
+    alpha = [0.0, 0.2, 0.5, 0.9, 1.0]
+    comm_cost = 1.0
+    mode = "per-pull"
+    [instance]
+    rewards = "gaussian"
+    sigma = 1.0
+    [algorithm]
+    name = "pf-ucb"
+    schedule = "doubling-log"
+    lambda = 1.0
+    schedule_factor = 1.0
+    confidence_constant = 4.0
+    log_term = "T"
+    [checkpoints]
+    log_points = 40
+    linear_points = 20
+  )");
+  return defaults;
+}
+
+std::string read_text(const std::filesystem::path& file) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(file, ec)) {
+    throw UserError(fmt::format("experiment file '{}' is a directory", file.string()));
+  }
+  std::ifstream in(file);
+  if (!in) {
+    throw UserError(fmt::format(
+        "cannot read experiment file '{}' (it does not exist or is not readable)", file.string()));
+  }
+  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+}  // namespace
+
+Experiment load_experiment(const std::optional<std::filesystem::path>& file,
+                           const toml::table& overrides,
+                           const std::map<std::string, std::string>& flags) {
+  Experiment experiment;
+  toml::table table;
+  if (file) {
+    experiment.source = file->string();
+    experiment.text = read_text(*file);
+    try {
+      table = toml::parse(experiment.text, experiment.source);
+    } catch (const toml::parse_error& e) {
+      throw UserError(fmt::format("{}:{}:{}: {}", experiment.source, e.source().begin.line,
+                                  e.source().begin.column, e.description()));
+    }
+  } else {
+    experiment.source = "command line";
+  }
+  const Reader reader(
+      experiment.source,
+      file ? std::filesystem::absolute(*file).parent_path() : std::filesystem::path{}, flags);
+  check_known_keys(reader, table, "");
+  if (!overrides.empty()) {
+    std::ostringstream rendered;
+    rendered << overrides;
+    experiment.text += "\n# command-line overrides\n" + rendered.str() + "\n";
+  }
+  merge(table, overrides);
+
+  const auto& defaults = default_values();
+  auto get = [&](const std::string& key) -> const toml::node& {
+    return lookup(table, key, defaults);
+  };
+  if (!table.at_path("instance.means").node()) {
+    throw UserError(fmt::format(
+        "{}: key 'instance.means' is missing (a CSV path relative to the experiment file, or a "
+        "matrix of local means, one row per client)",
+        experiment.source));
+  }
+
+  experiment.seed = reader.count(get("seed"), "seed", 0);
+  experiment.replications = reader.count(get("replications"), "replications", 1);
+  const auto mode = reader.string(get("mode"), "mode");
+  if (mode != "per-pull") {
+    reader.fail(get("mode"), "mode",
+                fmt::format("'{}' is not available (expected 'per-pull')", mode));
+  }
+  // A replication's series grow with the grid: keep them small.
+  constexpr std::uint64_t max_points = 100'000;
+  sim::CheckpointSpec checkpoints;
+  checkpoints.log_points =
+      reader.count(get("checkpoints.log_points"), "checkpoints.log_points", 0, max_points);
+  checkpoints.linear_points =
+      reader.count(get("checkpoints.linear_points"), "checkpoints.linear_points", 0, max_points);
+
+  // Every sweep key's values, in sweep_keys order.
+  std::vector<std::vector<const toml::node*>> axes;
+  for (const auto& key : sweep_keys) {
+    axes.push_back(key == "instance.means" ? reader.instances(get(key), key)
+                                           : reader.values(get(key), key));
+  }
+  auto axis = [&](const std::string& key) {
+    return axes[std::find(sweep_keys.begin(), sweep_keys.end(), key) - sweep_keys.begin()];
+  };
+
+  // Parse and check every value once, where it is written.
+  std::vector<std::pair<model::MeansTable, std::string>> means;
+  for (const auto* n : axis("instance.means")) means.push_back(reader.means(*n, "instance.means"));
+  auto each = [&](const std::string& key, auto parse) {
+    std::vector<decltype(parse(*axes[0][0]))> out;
+    for (const auto* n : axis(key)) out.push_back(reader.at(*n, key, [&] { return parse(*n); }));
+    return out;
+  };
+  const auto rewards = each("instance.rewards", [&](const toml::node& n) {
+    return model::parse_reward_kind(reader.string(n, "instance.rewards"));
+  });
+  const auto sigmas = each("instance.sigma", [&](const toml::node& n) {
+    const double sigma = reader.number(n, "instance.sigma");
+    model::RewardFamily{model::RewardKind::gaussian, sigma}.validate();
+    return sigma;
+  });
+  const auto names = each("algorithm.name", [&](const toml::node& n) {
+    const auto name = reader.string(n, "algorithm.name");
+    if (name != "pf-ucb")
+      throw UserError(fmt::format("unknown algorithm '{}' (expected 'pf-ucb')", name));
+    return name;
+  });
+  const auto alphas = each("alpha", [&](const toml::node& n) {
+    const double alpha = reader.number(n, "alpha");
+    model::validate_alpha(alpha);
+    return alpha;
+  });
+  const auto horizons = each("horizon", [&](const toml::node& n) {
+    const auto horizon = reader.count(n, "horizon", 0);
+    sim::validate_horizon(horizon);
+    return horizon;
+  });
+  const auto comm_costs = each("comm_cost", [&](const toml::node& n) {
+    const double c = reader.number(n, "comm_cost");
+    sim::validate_comm_cost(c);
+    return c;
+  });
+  const auto schedules = each("algorithm.schedule", [&](const toml::node& n) {
+    return algorithms::parse_schedule_kind(reader.string(n, "algorithm.schedule"));
+  });
+  const auto lambdas = each("algorithm.lambda", [&](const toml::node& n) {
+    const double lambda = reader.number(n, "algorithm.lambda");
+    algorithms::validate({algorithms::ScheduleKind::constant, lambda, 1.0});
+    return lambda;
+  });
+  const auto factors = each("algorithm.schedule_factor", [&](const toml::node& n) {
+    const double factor = reader.number(n, "algorithm.schedule_factor");
+    algorithms::validate({algorithms::ScheduleKind::doubling, 1.0, factor});
+    return factor;
+  });
+  const auto constants = each("algorithm.confidence_constant", [&](const toml::node& n) {
+    const double c = reader.number(n, "algorithm.confidence_constant");
+    algorithms::validate_confidence_constant(c);
+    return c;
+  });
+  const auto log_terms = each("algorithm.log_term", [&](const toml::node& n) {
+    const auto term = reader.string(n, "algorithm.log_term");
+    if (term == "T") return algorithms::LogTerm::horizon;
+    if (term == "MT") return algorithms::LogTerm::clients_horizon;
+    throw UserError(fmt::format("'{}' is not T (log T) or MT (log(MT))", term));
+  });
+
+  // The instances: means x rewards x sigma, each checked against its family.
+  std::vector<std::vector<std::vector<std::shared_ptr<const model::Instance>>>> instances(
+      means.size());
+  for (std::size_t i = 0; i < means.size(); ++i) {
+    for (std::size_t r = 0; r < rewards.size(); ++r) {
+      instances[i].emplace_back();
+      for (std::size_t s = 0; s < sigmas.size(); ++s) {
+        instances[i][r].push_back(reader.at(*axis("instance.means")[i], "instance.means", [&] {
+          return std::make_shared<const model::Instance>(
+              means[i].first, model::RewardFamily{rewards[r], sigmas[s]});
+        }));
+      }
+    }
+  }
+
+  // The cartesian product, first key outermost.
+  std::vector<std::size_t> sizes;
+  for (const auto& a : axes) sizes.push_back(a.size());
+  std::vector<std::size_t> at(sizes.size(), 0);
+  experiment.canonical = {{"seed", experiment.seed},
+                          {"replications", experiment.replications},
+                          {"mode", mode},
+                          {"checkpoints", {checkpoints.log_points, checkpoints.linear_points}},
+                          {"cells", nlohmann::json::array()}};
+  while (true) {
+    sim::CellSpec spec;
+    spec.instance = instances[at[0]][at[1]][at[2]];
+    spec.instance_name = means[at[0]].second;
+    spec.alpha = alphas[at[4]];
+    spec.horizon = horizons[at[5]];
+    spec.comm_cost = comm_costs[at[6]];
+    spec.params.schedule = {schedules[at[7]], lambdas[at[8]], factors[at[9]]};
+    spec.params.confidence_constant = constants[at[10]];
+    spec.params.log_term = log_terms[at[11]];
+    spec.checkpoints = checkpoints;
+    const auto index = experiment.cells.size();
+    try {
+      sim::Cell(spec, index);  // every combined constraint, e.g. log T schedules need T >= 2
+    } catch (const UserError& e) {
+      throw UserError(fmt::format("{}: cell {} (alpha {}, horizon {}, schedule {}): {}",
+                                  experiment.source, index, spec.alpha, spec.horizon,
+                                  algorithms::to_string(schedules[at[7]]), e.what()));
+    }
+    std::vector<std::vector<double>> rows;
+    for (std::size_t m = 0; m < spec.instance->clients(); ++m) {
+      const auto row = spec.instance->local_means(m);
+      rows.emplace_back(row.begin(), row.end());
+    }
+    experiment.canonical["cells"].push_back({
+        {"algorithm", names[at[3]]},
+        {"means", rows},
+        {"rewards", model::to_string(rewards[at[1]])},
+        {"sigma", sigmas[at[2]]},
+        {"alpha", spec.alpha},
+        {"horizon", spec.horizon},
+        {"comm_cost", spec.comm_cost},
+        {"schedule", algorithms::to_string(spec.params.schedule.kind)},
+        {"lambda", spec.params.schedule.lambda},
+        {"schedule_factor", spec.params.schedule.factor},
+        {"confidence_constant", spec.params.confidence_constant},
+        {"log_term", log_terms[at[11]] == algorithms::LogTerm::horizon ? "T" : "MT"},
+    });
+    experiment.cells.push_back(std::move(spec));
+    // next combination: the last key turns fastest
+    std::size_t k = sizes.size();
+    while (k > 0 && ++at[k - 1] == sizes[k - 1]) at[--k] = 0;
+    if (k == 0) break;
+  }
+  return experiment;
+}
+
+}  // namespace pfmab::io

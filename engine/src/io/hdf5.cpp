@@ -1,0 +1,193 @@
+#include "pfmab/io/hdf5.hpp"
+
+#include <stdexcept>
+
+#include <fmt/format.h>
+
+namespace pfmab::io::h5 {
+
+Handle::Handle(hid_t id) : id_(id) {
+  if (id < 0) throw std::runtime_error("an HDF5 call failed");
+}
+
+Handle& Handle::operator=(Handle&& other) noexcept {
+  if (this != &other) {
+    this->~Handle();
+    id_ = other.id_;
+    other.id_ = H5I_INVALID_HID;
+  }
+  return *this;
+}
+
+Handle::~Handle() {
+  if (id_ >= 0) H5Idec_ref(id_);  // closes whatever kind of object it is
+}
+
+void check(herr_t status, const char* what) {
+  if (status < 0) throw std::runtime_error(fmt::format("HDF5: {} failed", what));
+}
+
+void silence_errors() { H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr); }
+
+template <>
+hid_t native_type<double>() {
+  return H5T_NATIVE_DOUBLE;
+}
+template <>
+hid_t native_type<std::uint64_t>() {
+  return H5T_NATIVE_UINT64;
+}
+template <>
+hid_t native_type<std::int64_t>() {
+  return H5T_NATIVE_INT64;
+}
+template <>
+hid_t native_type<std::int32_t>() {
+  return H5T_NATIVE_INT32;
+}
+template <>
+hid_t native_type<std::uint8_t>() {
+  return H5T_NATIVE_UINT8;
+}
+
+namespace {
+
+Handle utf8_string_type() {
+  Handle type(H5Tcopy(H5T_C_S1));
+  check(H5Tset_size(type.get(), H5T_VARIABLE), "H5Tset_size");
+  check(H5Tset_cset(type.get(), H5T_CSET_UTF8), "H5Tset_cset");
+  return type;
+}
+
+template <class T>
+void write_scalar_attribute(hid_t object, const std::string& name, hid_t type, const T* value) {
+  Handle space(H5Screate(H5S_SCALAR));
+  Handle attr(H5Acreate2(object, name.c_str(), type, space.get(), H5P_DEFAULT, H5P_DEFAULT));
+  check(H5Awrite(attr.get(), type, value), "H5Awrite");
+}
+
+}  // namespace
+
+void write_attribute(hid_t object, const std::string& name, const std::string& value) {
+  const auto type = utf8_string_type();
+  const char* text = value.c_str();
+  write_scalar_attribute(object, name, type.get(), &text);
+}
+
+void write_attribute(hid_t object, const std::string& name, double value) {
+  write_scalar_attribute(object, name, H5T_NATIVE_DOUBLE, &value);
+}
+
+void write_attribute(hid_t object, const std::string& name, std::uint64_t value) {
+  write_scalar_attribute(object, name, H5T_NATIVE_UINT64, &value);
+}
+
+bool has_attribute(hid_t object, const std::string& name) {
+  return H5Aexists(object, name.c_str()) > 0;
+}
+
+std::string read_string_attribute(hid_t object, const std::string& name) {
+  Handle attr(H5Aopen(object, name.c_str(), H5P_DEFAULT));
+  const auto type = utf8_string_type();
+  char* text = nullptr;
+  check(H5Aread(attr.get(), type.get(), &text), "H5Aread");
+  std::string value = text ? text : "";
+  Handle space(H5Aget_space(attr.get()));
+  H5Dvlen_reclaim(type.get(), space.get(), H5P_DEFAULT, &text);
+  return value;
+}
+
+template <class T>
+void write_dataset(hid_t parent, const std::string& name, const std::vector<T>& values,
+                   const std::vector<hsize_t>& dims) {
+  Handle space(H5Screate_simple(static_cast<int>(dims.size()), dims.data(), nullptr));
+  Handle set(H5Dcreate2(parent, name.c_str(), native_type<T>(), space.get(), H5P_DEFAULT,
+                        H5P_DEFAULT, H5P_DEFAULT));
+  overwrite(set.get(), values);
+}
+
+template <class T>
+void overwrite(hid_t dataset, const std::vector<T>& values) {
+  check(H5Dwrite(dataset, native_type<T>(), H5S_ALL, H5S_ALL, H5P_DEFAULT, values.data()),
+        "H5Dwrite");
+}
+
+template <class T>
+void create_rows(hid_t parent, const std::string& name, hsize_t columns, hsize_t chunk_rows,
+                 T fill) {
+  const int rank = columns == 0 ? 1 : 2;
+  const hsize_t zero[2] = {0, columns}, unlimited[2] = {H5S_UNLIMITED, columns};
+  const hsize_t chunk[2] = {chunk_rows, columns};
+  Handle space(H5Screate_simple(rank, zero, unlimited));
+  Handle create(H5Pcreate(H5P_DATASET_CREATE));
+  check(H5Pset_chunk(create.get(), rank, chunk), "H5Pset_chunk");
+  check(H5Pset_fill_value(create.get(), native_type<T>(), &fill), "H5Pset_fill_value");
+  Handle set(H5Dcreate2(parent, name.c_str(), native_type<T>(), space.get(), H5P_DEFAULT,
+                        create.get(), H5P_DEFAULT));
+}
+
+std::vector<hsize_t> dims(hid_t dataset) {
+  Handle space(H5Dget_space(dataset));
+  std::vector<hsize_t> out(static_cast<std::size_t>(H5Sget_simple_extent_ndims(space.get())));
+  H5Sget_simple_extent_dims(space.get(), out.data(), nullptr);
+  return out;
+}
+
+void set_rows(hid_t dataset, hsize_t rows) {
+  auto size = dims(dataset);
+  size[0] = rows;
+  check(H5Dset_extent(dataset, size.data()), "H5Dset_extent");
+}
+
+namespace {
+
+// The file and memory spaces of a block of rows (and columns).
+std::pair<Handle, Handle> block_spaces(hid_t dataset, hsize_t first_row, hsize_t rows,
+                                       hsize_t first_col, hsize_t cols) {
+  Handle file(H5Dget_space(dataset));
+  const int rank = H5Sget_simple_extent_ndims(file.get());
+  const hsize_t start[2] = {first_row, first_col}, count[2] = {rows, cols};
+  check(H5Sselect_hyperslab(file.get(), H5S_SELECT_SET, start, nullptr, count, nullptr),
+        "H5Sselect_hyperslab");
+  return {std::move(file), Handle(H5Screate_simple(rank, count, nullptr))};
+}
+
+}  // namespace
+
+template <class T>
+void write_rows(hid_t dataset, hsize_t first, hsize_t columns, const std::vector<T>& values) {
+  const hsize_t width = columns == 0 ? 1 : columns;
+  const hsize_t rows = values.size() / width;
+  if (rows == 0) return;
+  set_rows(dataset, first + rows);
+  const auto [file, memory] = block_spaces(dataset, first, rows, 0, width);
+  check(H5Dwrite(dataset, native_type<T>(), memory.get(), file.get(), H5P_DEFAULT, values.data()),
+        "H5Dwrite");
+}
+
+template <class T>
+std::vector<T> read_block(hid_t dataset, hsize_t first_row, hsize_t rows, hsize_t first_col,
+                          hsize_t cols) {
+  std::vector<T> out(rows * cols);
+  if (rows == 0) return out;
+  const auto [file, memory] = block_spaces(dataset, first_row, rows, first_col, cols);
+  check(H5Dread(dataset, native_type<T>(), memory.get(), file.get(), H5P_DEFAULT, out.data()),
+        "H5Dread");
+  return out;
+}
+
+#define PFMAB_H5_INSTANTIATE(T)                                                    \
+  template void write_dataset<T>(hid_t, const std::string&, const std::vector<T>&, \
+                                 const std::vector<hsize_t>&);                     \
+  template void overwrite<T>(hid_t, const std::vector<T>&);                        \
+  template void create_rows<T>(hid_t, const std::string&, hsize_t, hsize_t, T);    \
+  template void write_rows<T>(hid_t, hsize_t, hsize_t, const std::vector<T>&);     \
+  template std::vector<T> read_block<T>(hid_t, hsize_t, hsize_t, hsize_t, hsize_t);
+PFMAB_H5_INSTANTIATE(double)
+PFMAB_H5_INSTANTIATE(std::uint64_t)
+PFMAB_H5_INSTANTIATE(std::int64_t)
+PFMAB_H5_INSTANTIATE(std::int32_t)
+PFMAB_H5_INSTANTIATE(std::uint8_t)
+#undef PFMAB_H5_INSTANTIATE
+
+}  // namespace pfmab::io::h5

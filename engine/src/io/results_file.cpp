@@ -1,0 +1,426 @@
+#include "pfmab/io/results_file.hpp"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <ctime>
+#include <limits>
+
+#include <fmt/format.h>
+
+#include "pfmab/stats/summary.hpp"
+#include "pfmab/util/error.hpp"
+
+namespace pfmab::io {
+namespace {
+
+constexpr const char* kFormat = "pfmab-results-1";
+constexpr hsize_t kChunkRows = 64;
+constexpr auto kFlushInterval = std::chrono::milliseconds(500);
+
+// The per-replication series stored as rows of checkpoint values.
+struct RealSeries {
+  const char* name;
+  std::vector<double> sim::Series::*member;
+};
+constexpr RealSeries kRealSeries[] = {
+    {"regret", &sim::Series::regret},
+    {"local_reward", &sim::Series::local_reward},
+    {"global_reward", &sim::Series::global_reward},
+    {"mixed_reward", &sim::Series::mixed_reward},
+};
+constexpr const char* kSummaryStats[] = {"mean",   "std", "ci95_low", "ci95_high",
+                                         "median", "q05", "q95"};
+
+std::string group_name(std::size_t cell) { return fmt::format("cells/{:04}", cell); }
+
+h5::Handle latest_format_access() {
+  h5::Handle access(H5Pcreate(H5P_FILE_ACCESS));
+  // SWMR needs the latest file format.
+  h5::check(H5Pset_libver_bounds(access.get(), H5F_LIBVER_LATEST, H5F_LIBVER_LATEST),
+            "H5Pset_libver_bounds");
+  return access;
+}
+
+h5::Handle open_dataset(hid_t parent, const std::string& name) {
+  return h5::Handle(H5Dopen2(parent, name.c_str(), H5P_DEFAULT));
+}
+
+// An exclusive lock on the output for this process's lifetime. An OFD fcntl
+// lock: HDF5's own flock-based locking (which readers use) is independent of
+// it, so h5py can still open the file while we hold this.
+int lock_output(const std::filesystem::path& path) {
+  const int fd = ::open(path.c_str(), O_RDWR | O_CLOEXEC);
+  if (fd < 0) {
+    throw UserError(fmt::format("cannot open output '{}' for writing ({})", path.string(),
+                                std::strerror(errno)));
+  }
+  struct flock lock {};
+  lock.l_type = F_WRLCK;
+  lock.l_whence = SEEK_SET;
+  if (::fcntl(fd, F_OFD_SETLK, &lock) != 0) {
+    ::close(fd);
+    throw UserError(fmt::format(
+        "output '{}' is being written by another pfmab process (wait for it, or choose another -o)",
+        path.string()));
+  }
+  return fd;
+}
+
+std::string now_utc() {
+  const std::time_t t = std::time(nullptr);
+  std::tm tm{};
+  gmtime_r(&t, &tm);
+  char text[32];
+  std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return text;
+}
+
+std::string canonical_text(const Experiment& experiment) { return experiment.canonical.dump(); }
+
+void create_cell(hid_t file, std::size_t index, const sim::Cell& cell,
+                 const nlohmann::json& canonical) {
+  const auto name = group_name(index);
+  h5::Handle group(H5Gcreate2(file, name.c_str(), H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT));
+  const auto& spec = cell.spec();
+  const auto& params = canonical["cells"][index];
+  h5::write_attribute(group.get(), "index", std::uint64_t{index});
+  h5::write_attribute(group.get(), "algorithm", params["algorithm"].get<std::string>());
+  h5::write_attribute(group.get(), "instance", spec.instance_name);
+  h5::write_attribute(group.get(), "rewards", params["rewards"].get<std::string>());
+  h5::write_attribute(group.get(), "sigma", params["sigma"].get<double>());
+  h5::write_attribute(group.get(), "alpha", spec.alpha);
+  h5::write_attribute(group.get(), "horizon", spec.horizon);
+  h5::write_attribute(group.get(), "comm_cost", spec.comm_cost);
+  h5::write_attribute(group.get(), "schedule", params["schedule"].get<std::string>());
+  h5::write_attribute(group.get(), "schedule_formula", algorithms::describe(spec.params.schedule));
+  h5::write_attribute(group.get(), "lambda", spec.params.schedule.lambda);
+  h5::write_attribute(group.get(), "schedule_factor", spec.params.schedule.factor);
+  h5::write_attribute(group.get(), "confidence_constant", spec.params.confidence_constant);
+  h5::write_attribute(group.get(), "log_term", params["log_term"].get<std::string>());
+  h5::write_attribute(group.get(), "clients", std::uint64_t{cell.instance().clients()});
+  h5::write_attribute(group.get(), "arms", std::uint64_t{cell.instance().arms()});
+
+  const auto m = cell.instance().clients(), k = cell.instance().arms();
+  std::vector<double> means;
+  for (std::size_t c = 0; c < m; ++c) {
+    const auto row = cell.instance().local_means(c);
+    means.insert(means.end(), row.begin(), row.end());
+  }
+  h5::write_dataset(group.get(), "means", means, {m, k});
+  const auto& grid = cell.checkpoints();
+  h5::write_dataset(group.get(), "checkpoints", grid, {grid.size()});
+  h5::write_dataset(group.get(), "replications_done", std::vector<std::uint64_t>{0}, {1});
+
+  const hsize_t c = grid.size();
+  h5::Handle rows(H5Gcreate2(group.get(), "replications", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT));
+  constexpr double nan = std::numeric_limits<double>::quiet_NaN();
+  for (const auto& series : kRealSeries)
+    h5::create_rows(rows.get(), series.name, c, kChunkRows, nan);
+  h5::create_rows<std::uint64_t>(rows.get(), "comm_count", c, kChunkRows, 0);
+  h5::create_rows<std::int32_t>(rows.get(), "fixed_arm", m, kChunkRows, -1);
+  h5::create_rows<std::uint8_t>(rows.get(), "fixed_optimal", m, kChunkRows, 0);
+  h5::create_rows<std::uint64_t>(rows.get(), "phases", 0, kChunkRows, 0);
+  h5::create_rows<std::uint64_t>(rows.get(), "exploration_pulls", 0, kChunkRows, 0);
+  h5::create_rows<std::int64_t>(rows.get(), "fixation_slot", 0, kChunkRows, -1);
+
+  // Summaries are written when the cell completes; SWMR allows no new
+  // objects once it starts, so they exist (as NaN) from the beginning.
+  h5::Handle summary(H5Gcreate2(group.get(), "summary", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT));
+  const std::vector<double> nans(c, nan);
+  for (const auto* series :
+       {"regret", "local_reward", "global_reward", "mixed_reward", "comm_count"}) {
+    h5::Handle stats(H5Gcreate2(summary.get(), series, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT));
+    for (const auto* stat : kSummaryStats) h5::write_dataset(stats.get(), stat, nans, {c});
+  }
+}
+
+}  // namespace
+
+ResultsWriter::ResultsWriter(const std::filesystem::path& path, const Experiment& experiment,
+                             std::span<const sim::Cell> cells, bool overwrite)
+    : written_(cells.size(), 0),
+      committed_(cells.size(), 0),
+      replications_(experiment.replications),
+      last_flush_(std::chrono::steady_clock::now()) {
+  h5::silence_errors();
+  for (std::size_t c = 0; c < cells.size(); ++c) {
+    groups_.push_back(group_name(c));
+    clients_.push_back(cells[c].instance().clients());
+    checkpoints_.push_back(cells[c].checkpoints().size());
+  }
+  std::error_code ec;
+  const bool exists = std::filesystem::exists(path, ec);
+  if (exists && !overwrite) {
+    {
+      const ResultsReader existing(path);  // throws UserError if not a pfmab output
+      if (existing.attribute("experiment_canonical") != canonical_text(experiment)) {
+        throw UserError(fmt::format(
+            "output '{}' holds the results of a different experiment (from {}, created {}); use "
+            "--overwrite to replace it, or choose another -o",
+            path.string(), existing.attribute("source"), existing.attribute("created")));
+      }
+    }  // closed before it is reopened for writing
+    lock_fd_ = lock_output(path);
+    // A writer killed mid-run leaves the file marked as open for writing;
+    // the lock above proves nobody is, so the mark can be cleared.
+    auto access = latest_format_access();
+    hbool_t clear = true;
+    h5::check(H5Pset(access.get(), "clear_status_flags", &clear), "H5Pset clear_status_flags");
+    file_ = h5::Handle(H5Fopen(path.c_str(), H5F_ACC_RDWR, access.get()));
+    for (std::size_t c = 0; c < cells.size(); ++c) {
+      h5::Handle group(H5Gopen2(file_.get(), groups_[c].c_str(), H5P_DEFAULT));
+      auto done_set = open_dataset(group.get(), "replications_done");
+      written_[c] = committed_[c] = h5::read_block<std::uint64_t>(done_set.get(), 0, 1)[0];
+      // rows past replications_done may be half-written: drop them
+      h5::Handle rows(H5Gopen2(group.get(), "replications", H5P_DEFAULT));
+      for (const auto& name :
+           {"regret", "local_reward", "global_reward", "mixed_reward", "comm_count", "fixed_arm",
+            "fixed_optimal", "phases", "exploration_pulls", "fixation_slot"}) {
+        h5::set_rows(open_dataset(rows.get(), name).get(), written_[c]);
+      }
+    }
+    resumed_ = true;
+  } else {
+    if (exists) lock_fd_ = lock_output(path);
+    file_ = h5::Handle(
+        H5Fcreate(path.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, latest_format_access().get()));
+    if (!file_) {
+      throw UserError(fmt::format("cannot create output '{}'", path.string()));
+    }
+    if (!exists) lock_fd_ = lock_output(path);
+    const auto root = file_.get();
+    h5::write_attribute(root, "format", std::string(kFormat));
+    h5::write_attribute(root, "pfmab_version", std::string(PFMAB_VERSION));
+    h5::write_attribute(root, "git_commit", std::string(PFMAB_GIT_COMMIT));
+    h5::write_attribute(root, "created", now_utc());
+    h5::write_attribute(root, "seed", experiment.seed);
+    h5::write_attribute(root, "replications", experiment.replications);
+    h5::write_attribute(root, "source", experiment.source);
+    h5::write_attribute(root, "experiment", experiment.text);
+    h5::write_attribute(root, "experiment_canonical", canonical_text(experiment));
+    h5::write_attribute(root, "sweep_keys", [] {
+      std::string keys;
+      for (const auto& k : sweep_keys) keys += (keys.empty() ? "" : ",") + k;
+      return keys;
+    }());
+    h5::Handle(H5Gcreate2(root, "cells", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT));
+    for (std::size_t c = 0; c < cells.size(); ++c) {
+      create_cell(root, c, cells[c], experiment.canonical);
+    }
+  }
+  h5::check(H5Fstart_swmr_write(file_.get()), "H5Fstart_swmr_write");
+}
+
+ResultsWriter::~ResultsWriter() {
+  try {
+    flush();
+  } catch (...) {
+    // a destructor must not throw; the rows not committed are redone on resume
+  }
+  file_ = h5::Handle();
+  if (lock_fd_ >= 0) ::close(lock_fd_);
+}
+
+void ResultsWriter::append(std::size_t cell, const sim::ReplicationResult& result) {
+  if (cell != buffer_cell_) {
+    write_buffer();
+    buffer_cell_ = cell;
+  }
+  buffer_.push_back(result);
+  if (buffer_.size() >= kChunkRows) write_buffer();
+  if (std::chrono::steady_clock::now() - last_flush_ >= kFlushInterval) flush();
+}
+
+void ResultsWriter::write_buffer() {
+  if (buffer_.empty()) return;
+  const auto c = buffer_cell_;
+  const hsize_t first = written_[c], points = checkpoints_[c], m = clients_[c];
+  h5::Handle rows(H5Gopen2(file_.get(), (groups_[c] + "/replications").c_str(), H5P_DEFAULT));
+  auto gather = [&](auto member) {
+    std::vector<std::decay_t<decltype(*std::begin(buffer_.front().*member))>> out;
+    for (const auto& r : buffer_) out.insert(out.end(), std::begin(r.*member), std::end(r.*member));
+    return out;
+  };
+  for (const auto& series : kRealSeries) {
+    std::vector<double> values;
+    for (const auto& r : buffer_) {
+      const auto& v = r.series.*series.member;
+      values.insert(values.end(), v.begin(), v.end());
+    }
+    h5::write_rows(open_dataset(rows.get(), series.name).get(), first, points, values);
+  }
+  std::vector<std::uint64_t> comm, phases, pulls;
+  std::vector<std::int64_t> fixation;
+  for (const auto& r : buffer_) {
+    comm.insert(comm.end(), r.series.comm_count.begin(), r.series.comm_count.end());
+    phases.push_back(r.phases);
+    pulls.push_back(r.exploration_pulls);
+    fixation.push_back(r.fixation_slot);
+  }
+  h5::write_rows(open_dataset(rows.get(), "comm_count").get(), first, points, comm);
+  h5::write_rows(open_dataset(rows.get(), "fixed_arm").get(), first, m,
+                 gather(&sim::ReplicationResult::fixed_arm));
+  h5::write_rows(open_dataset(rows.get(), "fixed_optimal").get(), first, m,
+                 gather(&sim::ReplicationResult::fixed_optimal));
+  h5::write_rows(open_dataset(rows.get(), "phases").get(), first, 0, phases);
+  h5::write_rows(open_dataset(rows.get(), "exploration_pulls").get(), first, 0, pulls);
+  h5::write_rows(open_dataset(rows.get(), "fixation_slot").get(), first, 0, fixation);
+  written_[c] += buffer_.size();
+  buffer_.clear();
+}
+
+void ResultsWriter::flush() {
+  write_buffer();
+  // Rows first, then the counts that make them count: a kill between the two
+  // flushes leaves rows that resume simply redoes.
+  h5::check(H5Fflush(file_.get(), H5F_SCOPE_GLOBAL), "H5Fflush");
+  for (std::size_t c = 0; c < written_.size(); ++c) {
+    if (committed_[c] == written_[c]) continue;
+    auto done_set = open_dataset(file_.get(), groups_[c] + "/replications_done");
+    h5::overwrite(done_set.get(), std::vector<std::uint64_t>{written_[c]});
+    committed_[c] = written_[c];
+  }
+  h5::check(H5Fflush(file_.get(), H5F_SCOPE_GLOBAL), "H5Fflush");
+  last_flush_ = std::chrono::steady_clock::now();
+}
+
+void ResultsWriter::write_summaries() {
+  flush();
+  for (std::size_t c = 0; c < written_.size(); ++c) {
+    if (written_[c] < replications_) continue;
+    h5::Handle group(H5Gopen2(file_.get(), groups_[c].c_str(), H5P_DEFAULT));
+    auto write_stats = [&](const std::string& series, auto read_column) {
+      std::vector<std::vector<double>> stats(std::size(kSummaryStats));
+      for (hsize_t j = 0; j < checkpoints_[c]; ++j) {
+        // one checkpoint at a time: memory grows with R, not with R x checkpoints
+        const auto column = read_column(j);
+        const auto s = stats::summarize(column);
+        constexpr double levels[] = {0.5, 0.05, 0.95};
+        const auto q = stats::quantiles(column, levels);
+        for (auto [k, v] : {std::pair{0, s.mean},
+                            {1, s.std},
+                            {2, s.ci95_low},
+                            {3, s.ci95_high},
+                            {4, q[0]},
+                            {5, q[1]},
+                            {6, q[2]}}) {
+          stats[k].push_back(v);
+        }
+      }
+      for (std::size_t k = 0; k < stats.size(); ++k) {
+        auto set = open_dataset(group.get(), "summary/" + series + "/" + kSummaryStats[k]);
+        h5::overwrite(set.get(), stats[k]);
+      }
+    };
+    for (const auto& series : kRealSeries) {
+      auto set = open_dataset(group.get(), std::string("replications/") + series.name);
+      write_stats(series.name, [&](hsize_t j) {
+        return h5::read_block<double>(set.get(), 0, written_[c], j, 1);
+      });
+    }
+    auto comm = open_dataset(group.get(), "replications/comm_count");
+    write_stats("comm_count", [&](hsize_t j) {
+      const auto counts = h5::read_block<std::uint64_t>(comm.get(), 0, written_[c], j, 1);
+      return std::vector<double>(counts.begin(), counts.end());
+    });
+  }
+  h5::check(H5Fflush(file_.get(), H5F_SCOPE_GLOBAL), "H5Fflush");
+}
+
+ResultsReader::ResultsReader(const std::filesystem::path& path) {
+  h5::silence_errors();
+  std::error_code ec;
+  if (!std::filesystem::exists(path, ec)) {
+    throw UserError(fmt::format("results file '{}' does not exist", path.string()));
+  }
+  if (H5Fis_hdf5(path.c_str()) <= 0) {
+    throw UserError(
+        fmt::format("'{}' is not an HDF5 file (not a pfmab output; use --overwrite to replace it)",
+                    path.string()));
+  }
+  file_ = h5::Handle(
+      H5Fopen(path.c_str(), H5F_ACC_RDONLY | H5F_ACC_SWMR_READ, latest_format_access().get()));
+  if (!h5::has_attribute(file_.get(), "format") ||
+      h5::read_string_attribute(file_.get(), "format") != kFormat) {
+    throw UserError(fmt::format(
+        "'{}' is not a pfmab output (no '{}' format attribute; use --overwrite to replace it)",
+        path.string(), kFormat));
+  }
+  const auto canonical = nlohmann::json::parse(attribute("experiment_canonical"));
+  for (std::size_t c = 0; c < canonical["cells"].size(); ++c) {
+    StoredCell cell;
+    cell.name = group_name(c);
+    const auto& params = canonical["cells"][c];
+    cell.algorithm = params["algorithm"];
+    cell.rewards = params["rewards"];
+    cell.schedule = params["schedule"];
+    cell.alpha = params["alpha"];
+    cell.horizon = params["horizon"];
+    cell.clients = params["means"].size();
+    cell.arms = params["means"][0].size();
+    h5::Handle group(H5Gopen2(file_.get(), cell.name.c_str(), H5P_DEFAULT));
+    cell.instance = h5::read_string_attribute(group.get(), "instance");
+    cell.schedule_formula = h5::read_string_attribute(group.get(), "schedule_formula");
+    auto grid = open_dataset(group.get(), "checkpoints");
+    cell.checkpoints = h5::read_block<std::uint64_t>(grid.get(), 0, h5::dims(grid.get())[0]);
+    auto done = open_dataset(group.get(), "replications_done");
+    cell.done = h5::read_block<std::uint64_t>(done.get(), 0, 1)[0];
+    cells_.push_back(std::move(cell));
+  }
+}
+
+std::string ResultsReader::attribute(const std::string& name) const {
+  return h5::read_string_attribute(file_.get(), name);
+}
+
+std::uint64_t ResultsReader::seed() const {
+  return nlohmann::json::parse(attribute("experiment_canonical"))["seed"];
+}
+
+std::uint64_t ResultsReader::replications() const {
+  return nlohmann::json::parse(attribute("experiment_canonical"))["replications"];
+}
+
+std::vector<sim::ReplicationResult> ResultsReader::read(std::size_t cell, std::uint64_t first,
+                                                        std::uint64_t count) const {
+  const auto& info = cells_[cell];
+  const hsize_t points = info.checkpoints.size(), m = info.clients;
+  h5::Handle rows(H5Gopen2(file_.get(), (info.name + "/replications").c_str(), H5P_DEFAULT));
+  std::vector<sim::ReplicationResult> out(count);
+  for (const auto& series : kRealSeries) {
+    const auto values = h5::read_block<double>(open_dataset(rows.get(), series.name).get(), first,
+                                               count, 0, points);
+    for (std::uint64_t r = 0; r < count; ++r) {
+      (out[r].series.*series.member)
+          .assign(values.begin() + r * points, values.begin() + (r + 1) * points);
+    }
+  }
+  const auto comm = h5::read_block<std::uint64_t>(open_dataset(rows.get(), "comm_count").get(),
+                                                  first, count, 0, points);
+  const auto arms =
+      h5::read_block<std::int32_t>(open_dataset(rows.get(), "fixed_arm").get(), first, count, 0, m);
+  const auto optimal = h5::read_block<std::uint8_t>(open_dataset(rows.get(), "fixed_optimal").get(),
+                                                    first, count, 0, m);
+  const auto phases =
+      h5::read_block<std::uint64_t>(open_dataset(rows.get(), "phases").get(), first, count);
+  const auto pulls = h5::read_block<std::uint64_t>(
+      open_dataset(rows.get(), "exploration_pulls").get(), first, count);
+  const auto fixation =
+      h5::read_block<std::int64_t>(open_dataset(rows.get(), "fixation_slot").get(), first, count);
+  for (std::uint64_t r = 0; r < count; ++r) {
+    auto& result = out[r];
+    result.series.comm_count.assign(comm.begin() + r * points, comm.begin() + (r + 1) * points);
+    result.fixed_arm.assign(arms.begin() + r * m, arms.begin() + (r + 1) * m);
+    result.fixed_optimal.assign(optimal.begin() + r * m, optimal.begin() + (r + 1) * m);
+    result.phases = phases[r];
+    result.exploration_pulls = pulls[r];
+    result.fixation_slot = fixation[r];
+  }
+  return out;
+}
+
+}  // namespace pfmab::io
