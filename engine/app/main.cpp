@@ -20,6 +20,7 @@
 #include "pfmab/model/means_table.hpp"
 #include "pfmab/sim/runner.hpp"
 #include "pfmab/util/error.hpp"
+#include "pfmab/util/version.hpp"
 #include "pfmab/util/parse.hpp"
 
 namespace {
@@ -103,7 +104,7 @@ io::Experiment load(const ExperimentFlags& f) {
     flags[key] = name;
     if (name == "--means") {
       set(overrides, key,
-          toml::value<std::string>(std::filesystem::absolute(f.means_file).string()));
+          toml::value<std::string>(f.means_file));
     } else if (name == "--means-inline") {
       toml::array rows;
       for (const auto& row : model::parse_inline_means(f.means_inline).rows) {
@@ -291,7 +292,7 @@ int summary_command(const std::string& path, bool json) {
 
 int main(int argc, char** argv) {
   CLI::App app{"pfmab: Monte Carlo engine for personalized federated multi-armed bandits"};
-  app.set_version_flag("--version", fmt::format("pfmab {} ({})", PFMAB_VERSION, PFMAB_GIT_COMMIT));
+  app.set_version_flag("--version", fmt::format("pfmab {} ({})", PFMAB_VERSION, git_commit()));
   // At most one; an unknown word is then reported by name as unexpected.
   app.require_subcommand(0, 1);
 

@@ -13,6 +13,7 @@
 
 #include "pfmab/stats/summary.hpp"
 #include "pfmab/util/error.hpp"
+#include "pfmab/util/version.hpp"
 
 namespace pfmab::io {
 namespace {
@@ -195,7 +196,7 @@ ResultsWriter::ResultsWriter(const std::filesystem::path& path, const Experiment
     const auto root = file_.get();
     h5::write_attribute(root, "format", std::string(kFormat));
     h5::write_attribute(root, "pfmab_version", std::string(PFMAB_VERSION));
-    h5::write_attribute(root, "git_commit", std::string(PFMAB_GIT_COMMIT));
+    h5::write_attribute(root, "git_commit", std::string(git_commit()));
     h5::write_attribute(root, "created", now_utc());
     h5::write_attribute(root, "seed", experiment.seed);
     h5::write_attribute(root, "replications", experiment.replications);
