@@ -70,6 +70,12 @@ std::string type_name(const toml::node& node) {
   }
 }
 
+// An error already placed at its file, line and key: passed on as it is.
+class PlacedError : public UserError {
+ public:
+  using UserError::UserError;
+};
+
 // Reads values out of the merged table, reporting every problem at the node
 // it comes from: "FILE:LINE:COL: key 'K': ..." for the file, "command line:
 // key 'K': ..." for an override (those nodes have no source position).
@@ -88,9 +94,9 @@ class Reader {
                          const std::string& problem) const {
     const auto flag = flags_.find(key);
     if (node.source().begin.line == 0 && flag != flags_.end()) {
-      throw UserError(fmt::format("{} (key '{}'): {}", flag->second, key, problem));
+      throw PlacedError(fmt::format("{} (key '{}'): {}", flag->second, key, problem));
     }
-    throw UserError(fmt::format("{}: key '{}': {}", where(node), key, problem));
+    throw PlacedError(fmt::format("{}: key '{}': {}", where(node), key, problem));
   }
 
   // Runs `check`, prefixing any UserError it throws with the node's place.
@@ -98,6 +104,8 @@ class Reader {
   auto at(const toml::node& node, const std::string& key, F&& check) const {
     try {
       return check();
+    } catch (const PlacedError&) {
+      throw;
     } catch (const UserError& e) {
       fail(node, key, e.what());
     }
@@ -256,6 +264,23 @@ const toml::table& default_values() {
   return defaults;
 }
 
+// "FILE:LINE:COL: key 'K': TOML syntax error: ... (line N: TEXT)", with the
+// key read off the offending line, since the parser does not know it.
+std::string syntax_error(const std::string& file, const std::string& text,
+                         const toml::parse_error& e) {
+  const auto number = e.source().begin.line;
+  std::string line;
+  std::istringstream lines(text);
+  for (std::uint32_t i = 0; i < number && std::getline(lines, line); ++i) {
+  }
+  const auto first = line.find_first_not_of(" \t[");
+  const auto last = first == std::string::npos ? first : line.find_first_of(" \t=]\"", first);
+  const auto key = first == std::string::npos ? "" : line.substr(first, last - first);
+  return fmt::format("{}:{}:{}: {}TOML syntax error: {} (line {}: {})", file, number,
+                     e.source().begin.column,
+                     key.empty() ? "" : "key '" + key + "': ", e.description(), number, line);
+}
+
 std::string read_text(const std::filesystem::path& file) {
   std::error_code ec;
   if (std::filesystem::is_directory(file, ec)) {
@@ -282,8 +307,7 @@ Experiment load_experiment(const std::optional<std::filesystem::path>& file,
     try {
       table = toml::parse(experiment.text, experiment.source);
     } catch (const toml::parse_error& e) {
-      throw UserError(fmt::format("{}:{}:{}: {}", experiment.source, e.source().begin.line,
-                                  e.source().begin.column, e.description()));
+      throw UserError(syntax_error(experiment.source, experiment.text, e));
     }
   } else {
     experiment.source = "command line";
@@ -304,10 +328,12 @@ Experiment load_experiment(const std::optional<std::filesystem::path>& file,
     return lookup(table, key, defaults);
   };
   if (!table.at_path("instance.means").node()) {
-    throw UserError(fmt::format(
-        "{}: key 'instance.means' is missing (a CSV path relative to the experiment file, or a "
-        "matrix of local means, one row per client)",
-        experiment.source));
+    const auto* instance = table.get("instance");
+    const std::string problem =
+        "is missing (a CSV path relative to the experiment file, or a matrix of local means, "
+        "one row per client)";
+    if (instance) reader.fail(*instance, "instance.means", problem);
+    throw UserError(fmt::format("{}: key 'instance.means' {}", experiment.source, problem));
   }
 
   experiment.seed = reader.count(get("seed"), "seed", 0);
