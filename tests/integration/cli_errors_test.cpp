@@ -20,6 +20,7 @@
 #include <gtest/gtest.h>
 
 #include "run_cli.hpp"
+#include "temp_dir.hpp"
 
 namespace pfmab::testing {
 namespace {
@@ -209,55 +210,9 @@ std::vector<ErrorCase> error_cases() {
 // ---------------------------------------------------------------------------
 // The fixture: a fresh temporary directory per test, removed afterwards.
 
-class CliTempDir {
- public:
-  CliTempDir() {
-    std::string test = ::testing::UnitTest::GetInstance()->current_test_info()->name();
-    for (auto& ch : test) {
-      if (!std::isalnum(static_cast<unsigned char>(ch))) ch = '_';
-    }
-    dir_ =
-        fs::temp_directory_path() / ("pfmab-cli-errors-" + std::to_string(::getpid()) + "-" + test);
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
-  }
-  ~CliTempDir() {
-    std::error_code ec;
-    fs::remove_all(dir_, ec);
-  }
-  CliTempDir(const CliTempDir&) = delete;
-  CliTempDir& operator=(const CliTempDir&) = delete;
-
-  const fs::path& dir() const { return dir_; }
-
-  void write(const std::string& name, const std::string& text) const {
-    std::ofstream out(dir_ / name, std::ios::binary);
-    out << text;
-    ASSERT_TRUE(out.good()) << "cannot write " << (dir_ / name);
-  }
-
-  // `text` with every "{dir}" replaced by the directory.
-  std::string expand(std::string text) const {
-    const std::string placeholder = "{dir}";
-    for (auto at = text.find(placeholder); at != std::string::npos;
-         at = text.find(placeholder, at)) {
-      text.replace(at, placeholder.size(), dir_.string());
-      at += dir_.string().size();
-    }
-    return text;
-  }
-  std::vector<std::string> expand(std::vector<std::string> texts) const {
-    for (auto& t : texts) t = expand(std::move(t));
-    return texts;
-  }
-
- private:
-  fs::path dir_;
-};
-
 class CliErrors : public ::testing::TestWithParam<ErrorCase> {
  protected:
-  CliTempDir temp_;
+  TempDir temp_{"cli-errors"};
 };
 
 TEST_P(CliErrors, OneClearLineAndExitStatusTwo) {
@@ -293,7 +248,7 @@ INSTANTIATE_TEST_SUITE_P(BadInput, CliErrors, ::testing::ValuesIn(error_cases())
 
 class CliErrorsControl : public ::testing::Test {
  protected:
-  CliTempDir temp_;
+  TempDir temp_{"cli-errors"};
 };
 
 void expect_success_with_table(const CliResult& r) {

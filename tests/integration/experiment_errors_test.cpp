@@ -29,6 +29,7 @@
 #include <gtest/gtest.h>
 
 #include "run_cli.hpp"
+#include "temp_dir.hpp"
 
 namespace pfmab::testing {
 namespace {
@@ -384,32 +385,6 @@ std::set<std::pair<std::string, std::string>> snapshot(const fs::path& dir) {
   }
   return files;
 }
-
-// A fresh temporary directory per test, removed afterwards.
-class TempDir {
- public:
-  explicit TempDir(const std::string& what) {
-    std::string test = ::testing::UnitTest::GetInstance()->current_test_info()->name();
-    for (auto& ch : test) {
-      if (!std::isalnum(static_cast<unsigned char>(ch))) ch = '_';
-    }
-    dir_ = fs::temp_directory_path() /
-           ("pfmab-" + what + "-" + std::to_string(::getpid()) + "-" + test);
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(dir_, ec);
-  }
-  TempDir(const TempDir&) = delete;
-  TempDir& operator=(const TempDir&) = delete;
-
-  const fs::path& dir() const { return dir_; }
-
- private:
-  fs::path dir_;
-};
 
 // A valid output of a small experiment (not any case's), made once per
 // process: what "an existing out.h5" holds before a failing run.

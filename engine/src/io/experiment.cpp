@@ -14,6 +14,7 @@
 #include "pfmab/model/means_table.hpp"
 #include "pfmab/model/mixed_model.hpp"
 #include "pfmab/util/error.hpp"
+#include "pfmab/util/text_file.hpp"
 
 namespace pfmab::io {
 
@@ -281,19 +282,6 @@ std::string syntax_error(const std::string& file, const std::string& text,
                      key.empty() ? "" : "key '" + key + "': ", e.description(), number, line);
 }
 
-std::string read_text(const std::filesystem::path& file) {
-  std::error_code ec;
-  if (std::filesystem::is_directory(file, ec)) {
-    throw UserError(fmt::format("experiment file '{}' is a directory", file.string()));
-  }
-  std::ifstream in(file);
-  if (!in) {
-    throw UserError(fmt::format(
-        "cannot read experiment file '{}' (it does not exist or is not readable)", file.string()));
-  }
-  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-}
-
 }  // namespace
 
 Experiment load_experiment(const std::optional<std::filesystem::path>& file,
@@ -303,7 +291,7 @@ Experiment load_experiment(const std::optional<std::filesystem::path>& file,
   toml::table table;
   if (file) {
     experiment.source = file->string();
-    experiment.text = read_text(*file);
+    experiment.text = read_text_file(*file, "experiment file");
     try {
       table = toml::parse(experiment.text, experiment.source);
     } catch (const toml::parse_error& e) {

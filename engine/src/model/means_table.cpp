@@ -2,11 +2,12 @@
 
 #include <charconv>
 #include <cmath>
-#include <fstream>
+#include <sstream>
 
 #include <fmt/format.h>
 
 #include "pfmab/util/error.hpp"
+#include "pfmab/util/text_file.hpp"
 
 namespace pfmab::model {
 namespace {
@@ -61,15 +62,7 @@ void append_row(MeansTable& table, std::vector<double> row, std::string origin) 
 }  // namespace
 
 MeansTable read_means_csv(const std::filesystem::path& path) {
-  std::error_code ec;
-  if (std::filesystem::is_directory(path, ec)) {
-    throw UserError(fmt::format("means file '{}' is a directory, not a CSV file", path.string()));
-  }
-  std::ifstream in(path);
-  if (!in) {
-    throw UserError(fmt::format(
-        "cannot read means file '{}' (it does not exist or is not readable)", path.string()));
-  }
+  std::istringstream in(read_text_file(path, "means file"));
   MeansTable table;
   std::string line;
   for (std::size_t number = 1; std::getline(in, line); ++number) {
