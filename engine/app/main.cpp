@@ -20,8 +20,8 @@
 #include "pfmab/model/means_table.hpp"
 #include "pfmab/sim/runner.hpp"
 #include "pfmab/util/error.hpp"
-#include "pfmab/util/version.hpp"
 #include "pfmab/util/parse.hpp"
+#include "pfmab/util/version.hpp"
 
 namespace {
 
@@ -103,8 +103,7 @@ io::Experiment load(const ExperimentFlags& f) {
     const auto name = option->get_name();
     flags[key] = name;
     if (name == "--means") {
-      set(overrides, key,
-          toml::value<std::string>(f.means_file));
+      set(overrides, key, toml::value<std::string>(f.means_file));
     } else if (name == "--means-inline") {
       toml::array rows;
       for (const auto& row : model::parse_inline_means(f.means_inline).rows) {
@@ -212,6 +211,11 @@ int run_command(const RunFlags& f) {
   options.threads = f.threads;
   sim::validate(options);  // before any output file is touched
 
+  struct sigaction action {};
+  action.sa_handler = request_stop;
+  action.sa_flags = SA_RESETHAND;  // a second Ctrl-C ends the program at once
+  sigaction(SIGINT, &action, nullptr);
+  sigaction(SIGTERM, &action, nullptr);
   std::optional<io::ResultsWriter> writer;
   if (!f.output.empty()) {
     writer.emplace(f.output, experiment, cells, f.overwrite);
@@ -228,11 +232,6 @@ int run_command(const RunFlags& f) {
   std::atomic<std::uint64_t> completed{0};
   options.completed = &completed;
   options.stop = &stop_requested;
-  struct sigaction action {};
-  action.sa_handler = request_stop;
-  action.sa_flags = SA_RESETHAND;  // a second Ctrl-C ends the program at once
-  sigaction(SIGINT, &action, nullptr);
-  sigaction(SIGTERM, &action, nullptr);
   {
     io::ProgressDisplay progress(completed, total, !f.quiet && io::stderr_is_terminal());
     sim::run_sweep(cells, options, [&](std::size_t c, std::uint64_t, sim::ReplicationResult&& r) {

@@ -1,1 +1,826 @@
+// The HDF5 output end to end: what is written is what is read back (and the
+// summaries are right); a run killed at any moment resumes to bit-identical
+// results; h5py reads the file while it grows; Ctrl-C stops cleanly; an
+// output of another experiment is never touched without --overwrite.
+//
+// The tests that kill or interrupt the real program do it at points defined
+// by its progress (read from the file), not by the clock alone, and accept a
+// kill that lands after the run has finished: what they check must hold
+// wherever the signal lands, so they do not depend on the machine's speed.
+// ResultsKillSweep spreads 40 kills over the whole of a short run instead, so
+// that some land in the milliseconds in which the file is created or
+// reopened. PFMAB_TEST_VERBOSE=1 prints where the kills and reads landed.
+#include "pfmab/io/results_file.hpp"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdint>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <iostream>
+#include <iterator>
+#include <map>
+#include <memory>
+#include <numeric>
+#include <optional>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
 #include <gtest/gtest.h>
+#include <hdf5.h>
+#include <nlohmann/json.hpp>
+#include <signal.h>
+
+#include "pfmab/io/experiment.hpp"
+#include "pfmab/io/hdf5.hpp"
+#include "pfmab/sim/cell.hpp"
+#include "pfmab/sim/runner.hpp"
+#include "pfmab/util/error.hpp"
+
+#include "run_cli.hpp"
+#include "spawn.hpp"
+#include "temp_dir.hpp"
+
+namespace pfmab::testing {
+namespace {
+
+namespace fs = std::filesystem;
+namespace h5 = io::h5;
+using namespace std::chrono_literals;
+using Clock = std::chrono::steady_clock;
+
+constexpr const char* kPython = "/usr/bin/python3";
+
+// ---------------------------------------------------------------------------
+// Helpers
+
+fs::path write_file(const fs::path& path, const std::string& text) {
+  std::ofstream(path) << text;
+  return path;
+}
+
+std::string read_bytes(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+}
+
+struct ExperimentText {
+  std::uint64_t seed;
+  std::string alphas;  // TOML array
+  std::string horizon;
+  std::uint64_t replications;
+
+  std::string toml() const {
+    return "seed = " + std::to_string(seed) + "\nalpha = " + alphas + "\nhorizon = " + horizon +
+           "\nreplications = " + std::to_string(replications) + "\n[instance]\nmeans = \"" +
+           shared_data("synthetic_4x9.csv") + "\"\n";
+  }
+};
+
+// Big enough that a run on two threads takes a few seconds (about 1.7 ms of
+// CPU per replication at T = 1e5 on the 4x9 instance: 3000 of them take
+// 2.5 s on two idle cores): long enough to be killed, interrupted and read
+// while it runs.
+const ExperimentText kBig{2024, "[0.2, 0.9]", "1e5", 1500};
+constexpr std::size_t kBigCells = 2;
+
+std::vector<std::string> run_args(const fs::path& experiment,
+                                  const std::optional<fs::path>& output = std::nullopt) {
+  std::vector<std::string> args{"run", experiment.string()};
+  if (output) {
+    args.push_back("-o");
+    args.push_back(output->string());
+  }
+  for (const char* a : {"--quiet", "--json", "--threads", "2"}) args.push_back(a);
+  return args;
+}
+
+std::string digest_of(const CliResult& r) {
+  try {
+    return nlohmann::json::parse(r.out).at("digest").get<std::string>();
+  } catch (const std::exception& e) {
+    return std::string("<no digest: ") + e.what() + "; stdout: " + r.out + "; stderr: " + r.err +
+           ">";
+  }
+}
+
+// The uninterrupted runs of kBig, without -o and with, each made once per
+// test program (and only by the tests that need it).
+const std::string& big_digest() {
+  static const std::string digest = [] {
+    TempDir dir("reference");
+    const auto plain = run_cli(run_args(write_file(dir / "exp.toml", kBig.toml())));
+    EXPECT_EQ(plain.exit_code, 0) << plain.err;
+    return digest_of(plain);
+  }();
+  return digest;
+}
+
+// stdout (the JSON report) of the uninterrupted run into a file
+const std::string& big_file_report() {
+  static const std::string report = [] {
+    TempDir dir("reference-file");
+    const auto to_file =
+        run_cli(run_args(write_file(dir / "exp.toml", kBig.toml()), dir / "ref.h5"));
+    EXPECT_EQ(to_file.exit_code, 0) << to_file.err;
+    return to_file.out;
+  }();
+  return report;
+}
+
+// The total of replications_done over all cells, or nothing while the file
+// cannot be read (not there yet).
+std::optional<std::uint64_t> total_done(const fs::path& path) {
+  if (!fs::exists(path)) return std::nullopt;
+  try {
+    const io::ResultsReader reader(path);
+    std::uint64_t total = 0;
+    for (const auto& cell : reader.cells()) total += cell.done;
+    return total;
+  } catch (...) {
+    return std::nullopt;
+  }
+}
+
+// Polls until `done()` or the process ends, or `limit` passes.
+void wait_until(Spawned& process, const std::function<bool()>& done, Clock::duration limit = 120s) {
+  const auto start = Clock::now();
+  while (process.running() && !done() && Clock::now() - start < limit) {
+    std::this_thread::sleep_for(20ms);
+  }
+}
+
+h5::Handle open_swmr_read(const fs::path& path) {
+  h5::Handle access(H5Pcreate(H5P_FILE_ACCESS));
+  h5::check(H5Pset_libver_bounds(access.get(), H5F_LIBVER_LATEST, H5F_LIBVER_LATEST),
+            "H5Pset_libver_bounds");
+  return h5::Handle(H5Fopen(path.c_str(), H5F_ACC_RDONLY | H5F_ACC_SWMR_READ, access.get()));
+}
+
+constexpr const char* kRowDatasets[] = {
+    "regret",    "local_reward",  "global_reward", "mixed_reward",      "comm_count",
+    "fixed_arm", "fixed_optimal", "phases",        "exploration_pulls", "fixation_slot"};
+
+// What a (possibly killed) run left: readable, replications_done <= rows of
+// every per-replication dataset and <= the replications asked for, and the
+// rows it counts all written (finite). Returns replications_done per cell.
+std::vector<std::uint64_t> check_left_file(const fs::path& path, std::uint64_t replications,
+                                           const std::string& when) {
+  SCOPED_TRACE(when);
+  std::vector<std::uint64_t> done;
+  std::optional<io::ResultsReader> reader;
+  try {
+    reader.emplace(path);
+  } catch (const std::exception& e) {
+    ADD_FAILURE() << "the file left is not readable: " << e.what() << " (size "
+                  << fs::file_size(path) << " bytes)";
+    return done;
+  }
+  try {
+    const auto file = open_swmr_read(path);
+    for (std::size_t c = 0; c < reader->cells().size(); ++c) {
+      const auto& cell = reader->cells()[c];
+      done.push_back(cell.done);
+      EXPECT_LE(cell.done, replications) << cell.name;
+      for (const auto* name : kRowDatasets) {
+        h5::Handle set(
+            H5Dopen2(file.get(), (cell.name + "/replications/" + name).c_str(), H5P_DEFAULT));
+        EXPECT_LE(cell.done, h5::dims(set.get())[0]) << cell.name << "/replications/" << name;
+      }
+      const auto rows = reader->read(c, 0, cell.done);
+      std::size_t unwritten = 0;
+      for (std::size_t r = 0; r < rows.size(); ++r) {
+        for (const double v : rows[r].series.regret) unwritten += std::isfinite(v) ? 0 : 1;
+        EXPECT_EQ(rows[r].series.regret.size(), cell.checkpoints.size());
+      }
+      EXPECT_EQ(unwritten, 0u) << cell.name << ": counted rows hold NaN (not written)";
+    }
+  } catch (const std::exception& e) {
+    ADD_FAILURE() << "reading the file left failed: " << e.what();
+  }
+  return done;
+}
+
+// ---------------------------------------------------------------------------
+// 1. Round trip through the library
+
+class ResultsRoundTrip : public ::testing::Test {
+ protected:
+  static constexpr std::uint64_t kReplications = 150;  // two blocks of 64 and a partial one
+
+  void SetUp() override {
+    const ExperimentText text{11, "[0.3, 0.8]", "2e4", kReplications};
+    experiment_ = io::load_experiment(write_file(dir_ / "exp.toml", text.toml()), {});
+    for (std::size_t i = 0; i < experiment_.cells.size(); ++i) {
+      cells_.emplace_back(experiment_.cells[i], i);
+    }
+    sim::RunOptions options;
+    options.seed = experiment_.seed;
+    options.replications = experiment_.replications;
+    options.threads = 2;
+    results_ = sim::run_sweep(cells_, options);
+  }
+
+  // The summary statistic `stat` of `series` of cell `cell`, per checkpoint.
+  static std::vector<double> summary(const fs::path& path, std::size_t cell,
+                                     const std::string& series, const std::string& stat) {
+    const auto file = open_swmr_read(path);
+    const auto name = "cells/" + std::string(cell < 10 ? "000" : "00") + std::to_string(cell) +
+                      "/summary/" + series + "/" + stat;
+    h5::Handle set(H5Dopen2(file.get(), name.c_str(), H5P_DEFAULT));
+    return h5::read_block<double>(set.get(), 0, h5::dims(set.get())[0]);
+  }
+
+  static void expect_same(const sim::ReplicationResult& read, const sim::ReplicationResult& written,
+                          const std::string& where) {
+    SCOPED_TRACE(where);
+    EXPECT_EQ(read.series.regret, written.series.regret);
+    EXPECT_EQ(read.series.local_reward, written.series.local_reward);
+    EXPECT_EQ(read.series.global_reward, written.series.global_reward);
+    EXPECT_EQ(read.series.mixed_reward, written.series.mixed_reward);
+    EXPECT_EQ(read.series.comm_count, written.series.comm_count);
+    EXPECT_EQ(read.fixed_arm, written.fixed_arm);
+    EXPECT_EQ(read.fixed_optimal, written.fixed_optimal);
+    EXPECT_EQ(read.phases, written.phases);
+    EXPECT_EQ(read.exploration_pulls, written.exploration_pulls);
+    EXPECT_EQ(read.fixation_slot, written.fixation_slot);
+  }
+
+  TempDir dir_{"roundtrip"};
+  io::Experiment experiment_;
+  std::vector<sim::Cell> cells_;
+  std::vector<std::vector<sim::ReplicationResult>> results_;
+};
+
+TEST_F(ResultsRoundTrip, EveryFieldReadBackEqualsWhatWasWritten) {
+  const auto path = dir_ / "out.h5";
+  {
+    io::ResultsWriter writer(path, experiment_, cells_, false);
+    EXPECT_FALSE(writer.resumed());
+    for (std::size_t c = 0; c < cells_.size(); ++c) {
+      for (const auto& r : results_[c]) writer.append(c, r);
+      EXPECT_EQ(writer.done(c), kReplications);
+    }
+    writer.write_summaries();
+  }
+  const io::ResultsReader reader(path);
+  EXPECT_EQ(reader.attribute("format"), "pfmab-results-1");
+  EXPECT_EQ(reader.attribute("experiment_canonical"), experiment_.canonical.dump());
+  EXPECT_EQ(reader.attribute("experiment"), experiment_.text);
+  EXPECT_EQ(reader.seed(), 11u);
+  EXPECT_EQ(reader.replications(), kReplications);
+  ASSERT_EQ(reader.cells().size(), 2u);
+  for (std::size_t c = 0; c < cells_.size(); ++c) {
+    SCOPED_TRACE("cell " + std::to_string(c));
+    const auto& stored = reader.cells()[c];
+    EXPECT_EQ(stored.name, c == 0 ? "cells/0000" : "cells/0001");
+    EXPECT_EQ(stored.alpha, cells_[c].spec().alpha);
+    EXPECT_EQ(stored.alpha, c == 0 ? 0.3 : 0.8);
+    EXPECT_EQ(stored.horizon, 20'000u);
+    EXPECT_EQ(stored.clients, 4u);
+    EXPECT_EQ(stored.arms, 9u);
+    EXPECT_EQ(stored.algorithm, "pf-ucb");
+    EXPECT_EQ(stored.checkpoints, cells_[c].checkpoints());
+    EXPECT_EQ(stored.done, kReplications);
+
+    const auto all = reader.read(c, 0, kReplications);
+    ASSERT_EQ(all.size(), kReplications);
+    for (std::size_t r = 0; r < kReplications; ++r) {
+      expect_same(all[r], results_[c][r], "replication " + std::to_string(r));
+    }
+    // a block that straddles the 64-row chunks
+    const auto some = reader.read(c, 37, 50);
+    ASSERT_EQ(some.size(), 50u);
+    for (std::size_t r = 0; r < some.size(); ++r) {
+      expect_same(some[r], results_[c][37 + r], "replication " + std::to_string(37 + r));
+    }
+  }
+}
+
+TEST_F(ResultsRoundTrip, SummariesEqualStatisticsComputedHere) {
+  const auto path = dir_ / "out.h5";
+  {
+    io::ResultsWriter writer(path, experiment_, cells_, false);
+    for (std::size_t c = 0; c < cells_.size(); ++c) {
+      for (const auto& r : results_[c]) writer.append(c, r);
+    }
+    writer.write_summaries();
+  }
+  for (std::size_t c = 0; c < cells_.size(); ++c) {
+    SCOPED_TRACE("cell " + std::to_string(c));
+    const auto points = cells_[c].checkpoints().size();
+    const auto mean = summary(path, c, "regret", "mean");
+    const auto median = summary(path, c, "regret", "median");
+    const auto std_dev = summary(path, c, "regret", "std");
+    const auto low = summary(path, c, "regret", "ci95_low");
+    const auto high = summary(path, c, "regret", "ci95_high");
+    const auto q05 = summary(path, c, "regret", "q05");
+    const auto q95 = summary(path, c, "regret", "q95");
+    const auto comm_mean = summary(path, c, "comm_count", "mean");
+    const auto mixed_mean = summary(path, c, "mixed_reward", "mean");
+    ASSERT_EQ(mean.size(), points);
+    ASSERT_EQ(median.size(), points);
+    ASSERT_EQ(comm_mean.size(), points);
+    for (std::size_t j = 0; j < points; ++j) {
+      SCOPED_TRACE("checkpoint " + std::to_string(j));
+      std::vector<double> column;
+      double comm_sum = 0, mixed_sum = 0;
+      for (const auto& r : results_[c]) {
+        column.push_back(r.series.regret[j]);
+        comm_sum += static_cast<double>(r.series.comm_count[j]);
+        mixed_sum += r.series.mixed_reward[j];
+      }
+      const double n = static_cast<double>(column.size());
+      const double expected_mean = std::accumulate(column.begin(), column.end(), 0.0) / n;
+      double squares = 0;
+      for (const double v : column) squares += (v - expected_mean) * (v - expected_mean);
+      const double expected_std = std::sqrt(squares / (n - 1));
+      std::sort(column.begin(), column.end());
+      // 150 values: the median is halfway between the 75th and 76th
+      const double expected_median = (column[74] + column[75]) / 2;
+      // numpy's default (linear) quantiles: h = q (n - 1)
+      auto quantile = [&](double q) {
+        const double h = q * (n - 1);
+        const auto i = static_cast<std::size_t>(std::floor(h));
+        return column[i] +
+               (h - std::floor(h)) * (column[std::min(i + 1, column.size() - 1)] - column[i]);
+      };
+      EXPECT_DOUBLE_EQ(mean[j], expected_mean);
+      EXPECT_DOUBLE_EQ(median[j], expected_median);
+      EXPECT_DOUBLE_EQ(std_dev[j], expected_std);
+      EXPECT_DOUBLE_EQ(q05[j], quantile(0.05));
+      EXPECT_DOUBLE_EQ(q95[j], quantile(0.95));
+      // Student t, 149 degrees of freedom: t_0.975 = 1.976013...
+      EXPECT_NEAR(high[j] - mean[j], 1.9760126 * expected_std / std::sqrt(n),
+                  1e-6 * (1 + expected_std));
+      EXPECT_NEAR(mean[j] - low[j], high[j] - mean[j], 1e-9 * (1 + std::abs(mean[j])));
+      EXPECT_DOUBLE_EQ(comm_mean[j], comm_sum / n);
+      EXPECT_DOUBLE_EQ(mixed_mean[j], mixed_sum / n);
+    }
+    // at the horizon the regret is positive and spread out
+    EXPECT_GT(mean.back(), 0.0);
+    EXPECT_GT(std_dev.back(), 0.0);
+    EXPECT_LE(q05.back(), median.back());
+    EXPECT_LE(median.back(), q95.back());
+  }
+}
+
+TEST_F(ResultsRoundTrip, AnIncompleteCellHasNoSummaryAndResumesWhereItStopped) {
+  const auto path = dir_ / "out.h5";
+  constexpr std::uint64_t kPartial = 70;  // one full block and part of the next
+  {
+    io::ResultsWriter writer(path, experiment_, cells_, false);
+    for (const auto& r : results_[0]) writer.append(0, r);
+    for (std::uint64_t r = 0; r < kPartial; ++r) writer.append(1, results_[1][r]);
+    writer.write_summaries();
+  }
+  {
+    const io::ResultsReader reader(path);
+    EXPECT_EQ(reader.cells()[0].done, kReplications);
+    EXPECT_EQ(reader.cells()[1].done, kPartial);
+    const auto complete = summary(path, 0, "regret", "mean");
+    const auto incomplete = summary(path, 1, "regret", "mean");
+    EXPECT_TRUE(
+        std::all_of(complete.begin(), complete.end(), [](double v) { return std::isfinite(v); }));
+    EXPECT_TRUE(std::all_of(incomplete.begin(), incomplete.end(), [](double v) {
+      return std::isnan(v);
+    })) << "a cell without all its replications has a summary";
+  }
+  {
+    io::ResultsWriter writer(path, experiment_, cells_, false);
+    EXPECT_TRUE(writer.resumed());
+    EXPECT_EQ(writer.done(0), kReplications);
+    EXPECT_EQ(writer.done(1), kPartial);
+    for (std::uint64_t r = kPartial; r < kReplications; ++r) writer.append(1, results_[1][r]);
+    writer.write_summaries();
+  }
+  const io::ResultsReader reader(path);
+  EXPECT_EQ(reader.cells()[1].done, kReplications);
+  const auto all = reader.read(1, 0, kReplications);
+  for (std::size_t r = 0; r < kReplications; ++r) {
+    expect_same(all[r], results_[1][r], "replication " + std::to_string(r));
+  }
+  const auto mean = summary(path, 1, "regret", "mean");
+  double sum = 0;
+  for (const auto& r : results_[1]) sum += r.series.regret.back();
+  EXPECT_DOUBLE_EQ(mean.back(), sum / static_cast<double>(kReplications));
+}
+
+TEST_F(ResultsRoundTrip, AWriterRefusesAnotherExperimentAndLeavesItAlone) {
+  const auto path = dir_ / "out.h5";
+  {
+    io::ResultsWriter writer(path, experiment_, cells_, false);
+    for (const auto& r : results_[0]) writer.append(0, r);
+  }
+  const auto before = read_bytes(path);
+  auto other = experiment_;
+  other.seed = 12;
+  other.canonical["seed"] = 12;
+  EXPECT_THROW(io::ResultsWriter(path, other, cells_, false), UserError);
+  EXPECT_EQ(read_bytes(path), before);
+  {
+    io::ResultsWriter writer(path, other, cells_, true);
+    EXPECT_FALSE(writer.resumed());
+    EXPECT_EQ(writer.done(0), 0u);
+  }
+  EXPECT_EQ(io::ResultsReader(path).seed(), 12u);
+}
+
+// ---------------------------------------------------------------------------
+// 2. SIGKILL at several points, then the same command: bit-identical
+
+TEST(ResultsResume, KilledAtSeveralPointsThenRerunGivesTheUninterruptedDigest) {
+  const auto& digest = big_digest();
+  ASSERT_EQ(digest.size(), 16u);
+  const auto& report = big_file_report();
+  ASSERT_EQ(digest_of({0, report, ""}), digest) << "-o changes the results";
+  TempDir dir("kill");
+  const auto experiment = write_file(dir / "exp.toml", kBig.toml());
+  const auto output = dir / "out.h5";
+  const auto args = run_args(experiment, output);
+  const std::uint64_t total = kBigCells * kBig.replications;
+
+  auto at_least = [&](double fraction) {
+    return [&, fraction] {
+      const auto done = total_done(output);
+      return done && static_cast<double>(*done) >= fraction * static_cast<double>(total);
+    };
+  };
+  struct KillPoint {
+    std::string what;
+    std::function<void(Spawned&)> wait;
+  };
+  const std::vector<KillPoint> points{
+      // before the program has got as far as creating the file
+      {"at once", [](Spawned&) {}},
+      // the first rows are buffered or written, none is counted yet
+      {"after 0.3 s", [](Spawned&) { std::this_thread::sleep_for(300ms); }},
+      // between two flushes, at about 40% then 80% of the work
+      {"at 40%",
+       [&](Spawned& p) {
+         wait_until(p, at_least(0.4));
+         std::this_thread::sleep_for(170ms);
+       }},
+      {"at 80%",
+       [&](Spawned& p) {
+         wait_until(p, at_least(0.8));
+         std::this_thread::sleep_for(80ms);
+       }},
+  };
+  std::vector<std::uint64_t> previous(kBigCells, 0);
+  int landed = 0;
+  for (const auto& point : points) {
+    SCOPED_TRACE("kill " + point.what);
+    auto process = spawn_cli(args);
+    point.wait(*process);
+    process->signal(SIGKILL);
+    const auto r = process->wait();
+    if (process->killed_by(SIGKILL)) {
+      ++landed;
+    } else {
+      // it finished first: then it must have finished properly
+      ASSERT_EQ(r.exit_code, 0) << r.err;
+      EXPECT_EQ(digest_of(r), digest);
+    }
+    if (!fs::exists(output)) continue;
+    const auto done = check_left_file(output, kBig.replications, "after kill " + point.what);
+    ASSERT_EQ(done.size(), kBigCells);
+    for (std::size_t c = 0; c < kBigCells; ++c) {
+      EXPECT_GE(done[c], previous[c]) << "cell " << c << ": finished replications were lost";
+    }
+    if (std::getenv("PFMAB_TEST_VERBOSE")) {
+      std::cout << "kill " << point.what << " after "
+                << std::chrono::duration<double>(process->elapsed()).count()
+                << " s: " << (process->killed_by(SIGKILL) ? "killed" : "had finished") << ", done";
+      for (const auto d : done) std::cout << " " << d;
+      std::cout << "\n";
+    }
+    previous = done;
+  }
+  EXPECT_GE(landed, 2) << "the run is too short to be killed mid-way: make kBig longer";
+  const auto final_run = run_cli(args);
+  ASSERT_EQ(final_run.exit_code, 0) << final_run.err;
+  EXPECT_EQ(digest_of(final_run), digest);
+  // the whole report (statistics too), not only the digest
+  EXPECT_EQ(final_run.out, report);
+  const auto done = check_left_file(output, kBig.replications, "after the final run");
+  EXPECT_EQ(done, std::vector<std::uint64_t>(kBigCells, kBig.replications));
+  const auto summary = run_cli({"summary", output.string(), "--json"});
+  ASSERT_EQ(summary.exit_code, 0) << summary.err;
+  EXPECT_EQ(digest_of(summary), digest);
+}
+
+// The same property wherever the kill lands, including the few milliseconds
+// in which the file is created or reopened: a short run of many small cells
+// (so creating, reopening and summarising take a while) is killed at delays
+// spread evenly over its whole duration (measured first); each time the same
+// command must then finish with the uninterrupted digest.
+class ResultsKillSweep : public ::testing::Test {
+ protected:
+  static constexpr int kKills = 40;
+
+  void SetUp() override {
+    experiment_ =
+        write_file(dir_ / "exp.toml",
+                   ExperimentText{5, "[0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0]",
+                                  "[2e3, 5e3]", 4}
+                       .toml());
+    const auto plain = run_cli(run_args(experiment_));
+    ASSERT_EQ(plain.exit_code, 0) << plain.err;
+    digest_ = digest_of(plain);
+  }
+
+  // Kills kKills runs into `output` (prepared by `prepare` each time) at
+  // delays spread over `span`, and continues each with the same command.
+  void kill_and_continue(const fs::path& output, const std::function<void()>& prepare,
+                         Clock::duration span) {
+    const auto args = run_args(experiment_, output);
+    // failures by message: how many, and the first delay and file size
+    struct Failure {
+      int count = 0;
+      double first_delay_ms = 0;
+      std::uintmax_t size = 0;
+    };
+    std::map<std::string, Failure> failures;
+    for (int i = 0; i < kKills; ++i) {
+      prepare();
+      const auto delay = span * i / kKills;
+      {
+        auto process = spawn_cli(args);
+        std::this_thread::sleep_until(Clock::now() + delay);
+        process->signal(SIGKILL);
+        process->wait();
+      }
+      if (!fs::exists(output)) continue;
+      const auto size = fs::file_size(output);
+      const auto again = run_cli(args);
+      if (again.exit_code == 0 && digest_of(again) == digest_) continue;
+      auto message = "exit " + std::to_string(again.exit_code) + ": " + again.err;
+      if (again.exit_code == 0) message += " wrong digest " + digest_of(again);
+      // the path varies with the test: keep the message itself
+      auto& failure = failures[message];
+      if (failure.count++ == 0) {
+        failure.first_delay_ms = std::chrono::duration<double, std::milli>(delay).count();
+        failure.size = size;
+      }
+    }
+    for (const auto& [message, failure] : failures) {
+      ADD_FAILURE() << failure.count << " of " << kKills
+                    << " kills left a file that the same command does not continue (first "
+                       "after "
+                    << failure.first_delay_ms << " ms of "
+                    << std::chrono::duration<double, std::milli>(span).count() << " ms, file of "
+                    << failure.size << " bytes): " << message;
+    }
+  }
+
+  TempDir dir_{"sweep"};
+  fs::path experiment_;
+  std::string digest_;
+};
+
+TEST_F(ResultsKillSweep, AnywhereInANewRun) {
+  const auto output = dir_ / "out.h5";
+  const auto start = Clock::now();
+  const auto first = run_cli(run_args(experiment_, output));
+  const auto span = Clock::now() - start;
+  ASSERT_EQ(first.exit_code, 0) << first.err;
+  ASSERT_EQ(digest_of(first), digest_);
+  kill_and_continue(
+      output, [&] { fs::remove(output); }, span);
+}
+
+TEST_F(ResultsKillSweep, AnywhereInARunThatReopensACompleteFile) {
+  const auto complete = dir_ / "complete.h5";
+  const auto output = dir_ / "out.h5";
+  const auto first = run_cli(run_args(experiment_, complete));
+  ASSERT_EQ(first.exit_code, 0) << first.err;
+  // a run on a complete file reopens it, finds nothing to do, rewrites the
+  // summaries and reports
+  fs::copy_file(complete, output);
+  const auto start = Clock::now();
+  const auto again = run_cli(run_args(experiment_, output));
+  const auto span = Clock::now() - start;
+  ASSERT_EQ(again.exit_code, 0) << again.err;
+  ASSERT_EQ(digest_of(again), digest_);
+  kill_and_continue(
+      output, [&] { fs::copy_file(complete, output, fs::copy_options::overwrite_existing); }, span);
+}
+
+// ---------------------------------------------------------------------------
+// 3. h5py reads the file while a run appends to it
+
+constexpr const char* kSwmrReadScript = R"(
+import json, os, sys
+import h5py, numpy as np
+path = sys.argv[1]
+if not os.path.exists(path):
+    print(json.dumps(None))
+    sys.exit(0)
+out = []
+with h5py.File(path, 'r', libver='latest', swmr=True) as f:
+    for name in sorted(f['cells']):
+        g = f['cells'][name]
+        done = int(g['replications_done'][0])
+        regret = g['replications/regret']
+        rows = regret[0:done]
+        out.append({'done': done, 'rows': int(regret.shape[0]),
+                    'read': int(rows.shape[0]),
+                    'finite': bool(np.all(np.isfinite(rows)))})
+print(json.dumps(out))
+)";
+
+TEST(ResultsSwmr, H5pyReadsTheFileWhileARunAppends) {
+  TempDir dir("swmr");
+  const auto experiment = write_file(dir / "exp.toml", kBig.toml());
+  const auto output = dir / "out.h5";
+  const auto script = write_file(dir / "read.py", kSwmrReadScript);
+
+  auto process = spawn_cli(run_args(experiment, output));
+  std::vector<std::uint64_t> last(kBigCells, 0);
+  int reads_during_run = 0, partial_reads = 0;
+  while (process->running()) {
+    const auto r = run_program(kPython, {script.string(), output.string()});
+    const bool still_running = process->running();
+    ASSERT_EQ(r.exit_code, 0) << "h5py could not read the file while it grows:\n" << r.err;
+    const auto reads = nlohmann::json::parse(r.out);
+    if (reads.is_null()) {  // not created yet
+      std::this_thread::sleep_for(50ms);
+      continue;
+    }
+    ASSERT_EQ(reads.size(), kBigCells);
+    bool partial = false;
+    for (std::size_t c = 0; c < kBigCells; ++c) {
+      SCOPED_TRACE("cell " + std::to_string(c));
+      const auto done = reads[c]["done"].get<std::uint64_t>();
+      EXPECT_LE(done, reads[c]["rows"].get<std::uint64_t>());
+      EXPECT_LE(done, kBig.replications);
+      EXPECT_EQ(reads[c]["read"].get<std::uint64_t>(), done);
+      EXPECT_TRUE(reads[c]["finite"].get<bool>()) << "a counted row is not written (NaN)";
+      EXPECT_GE(done, last[c]) << "replications_done went down";
+      last[c] = done;
+      partial = partial || (done > 0 && done < kBig.replications);
+    }
+    if (still_running) {
+      ++reads_during_run;
+      if (partial) ++partial_reads;
+    }
+  }
+  const auto r = process->wait();
+  const double seconds = std::chrono::duration<double>(process->elapsed()).count();
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_GE(reads_during_run, 2) << "the run (" << seconds
+                                 << " s) is too short for h5py to read it mid-way";
+  EXPECT_GE(partial_reads, 1) << "h5py never saw a cell partly done in " << reads_during_run
+                              << " reads during the run (" << seconds << " s)";
+  if (std::getenv("PFMAB_TEST_VERBOSE")) {
+    std::cout << "h5py: " << reads_during_run << " reads (" << partial_reads
+              << " partial) during a run of about " << seconds << " s\n";
+  }
+  // and once the writer is done, everything is there
+  const auto after = run_program(kPython, {script.string(), output.string()});
+  ASSERT_EQ(after.exit_code, 0) << after.err;
+  for (const auto& cell : nlohmann::json::parse(after.out)) {
+    EXPECT_EQ(cell["done"].get<std::uint64_t>(), kBig.replications);
+    EXPECT_EQ(cell["rows"].get<std::uint64_t>(), kBig.replications);
+    EXPECT_TRUE(cell["finite"].get<bool>());
+  }
+}
+
+// ---------------------------------------------------------------------------
+// 4. SIGINT stops cleanly
+
+constexpr const char* kPlainReadScript = R"(
+import json, sys
+import h5py
+names = ['regret', 'local_reward', 'global_reward', 'mixed_reward', 'comm_count',
+         'fixed_arm', 'fixed_optimal', 'phases', 'exploration_pulls', 'fixation_slot']
+out = []
+with h5py.File(sys.argv[1], 'r') as f:
+    for name in sorted(f['cells']):
+        g = f['cells'][name]
+        out.append({'done': int(g['replications_done'][0]),
+                    'rows': [int(g['replications/' + n].shape[0]) for n in names]})
+print(json.dumps(out))
+)";
+
+TEST(ResultsInterrupt, SigintWritesFinishedReplicationsClosesTheFileAndTheRunContinues) {
+  const auto& digest = big_digest();
+  TempDir dir("sigint");
+  const auto experiment = write_file(dir / "exp.toml", kBig.toml());
+  const auto output = dir / "out.h5";
+  const auto script = write_file(dir / "read.py", kPlainReadScript);
+  const auto args = run_args(experiment, output);
+
+  auto process = spawn_cli(args);
+  // once some replications are counted the handler is surely installed
+  wait_until(*process, [&] {
+    const auto done = total_done(output);
+    return done && *done > 0;
+  });
+  std::this_thread::sleep_for(200ms);
+  ASSERT_TRUE(process->running()) << "the run ended before it could be interrupted";
+  process->signal(SIGINT);
+  const auto r = process->wait();
+  EXPECT_EQ(r.exit_code, 130) << r.err;
+  EXPECT_TRUE(process->exited()) << "killed by the signal instead of stopping";
+  EXPECT_NE(r.err.find("interrupted"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("run the same command to continue"), std::string::npos) << r.err;
+  EXPECT_TRUE(r.out.empty()) << r.out;
+
+  // closed properly: a plain (not SWMR) reader opens it, and every row is counted
+  const auto read = run_program(kPython, {script.string(), output.string()});
+  ASSERT_EQ(read.exit_code, 0) << "plain h5py.File(path, 'r') fails:\n" << read.err;
+  const auto cells = nlohmann::json::parse(read.out);
+  ASSERT_EQ(cells.size(), kBigCells);
+  std::uint64_t total = 0;
+  for (const auto& cell : cells) {
+    const auto done = cell["done"].get<std::uint64_t>();
+    total += done;
+    for (const auto& rows : cell["rows"]) EXPECT_EQ(rows.get<std::uint64_t>(), done) << cell;
+  }
+  EXPECT_GT(total, 0u);
+  EXPECT_LT(total, kBigCells * kBig.replications);
+  EXPECT_NE(
+      r.err.find(std::to_string(total) + " of " + std::to_string(kBigCells * kBig.replications)),
+      std::string::npos)
+      << r.err;
+
+  const auto again = run_cli(args);
+  ASSERT_EQ(again.exit_code, 0) << again.err;
+  EXPECT_EQ(digest_of(again), digest);
+}
+
+// ---------------------------------------------------------------------------
+// 5. Another experiment's output is refused; a complete one is just reported
+
+TEST(ResultsExisting, AnotherExperimentsOutputIsRefusedUnlessOverwrite) {
+  TempDir dir("existing");
+  const ExperimentText small{1, "[0.2, 0.9]", "1e4", 20};
+  auto other = small;
+  other.seed = 2;
+  const auto first = write_file(dir / "first.toml", small.toml());
+  const auto second = write_file(dir / "second.toml", other.toml());
+  const auto output = dir / "out.h5";
+
+  const auto made = run_cli(run_args(first, output));
+  ASSERT_EQ(made.exit_code, 0) << made.err;
+  const auto before = read_bytes(output);
+  const auto refused = run_cli(run_args(second, output));
+  EXPECT_EQ(refused.exit_code, 2);
+  EXPECT_NE(refused.err.find("different experiment"), std::string::npos) << refused.err;
+  EXPECT_NE(refused.err.find("--overwrite"), std::string::npos) << refused.err;
+  EXPECT_TRUE(refused.out.empty()) << refused.out;
+  EXPECT_EQ(read_bytes(output), before) << "the refused run changed the file";
+
+  // the same through a flag: the seed is part of the experiment
+  auto flagged = run_args(first, output);
+  flagged.insert(flagged.end(), {"--seed", "3"});
+  const auto refused_flag = run_cli(flagged);
+  EXPECT_EQ(refused_flag.exit_code, 2);
+  EXPECT_NE(refused_flag.err.find("different experiment"), std::string::npos) << refused_flag.err;
+  EXPECT_EQ(read_bytes(output), before);
+
+  auto overwrite = run_args(second, output);
+  overwrite.push_back("--overwrite");
+  const auto replaced = run_cli(overwrite);
+  ASSERT_EQ(replaced.exit_code, 0) << replaced.err;
+  const auto plain = run_cli(run_args(second));
+  ASSERT_EQ(plain.exit_code, 0) << plain.err;
+  EXPECT_EQ(digest_of(replaced), digest_of(plain));
+  EXPECT_NE(digest_of(replaced), digest_of(made));
+  EXPECT_EQ(io::ResultsReader(output).seed(), 2u);
+}
+
+TEST(ResultsExisting, ACompleteOutputIsReportedWithoutNewWork) {
+  TempDir dir("complete");
+  const auto experiment =
+      write_file(dir / "exp.toml", ExperimentText{3, "[0.2, 0.9]", "1e4", 20}.toml());
+  const auto output = dir / "out.h5";
+  const auto made = run_cli(run_args(experiment, output));
+  ASSERT_EQ(made.exit_code, 0) << made.err;
+  const auto created = io::ResultsReader(output).attribute("created");
+  const auto rows = io::ResultsReader(output).read(1, 0, 20);
+
+  const auto again = run_cli(run_args(experiment, output));
+  ASSERT_EQ(again.exit_code, 0) << again.err;
+  EXPECT_EQ(digest_of(again), digest_of(made));
+  EXPECT_EQ(again.out, made.out);
+  const io::ResultsReader reader(output);
+  EXPECT_EQ(reader.attribute("created"), created) << "the file was made anew";
+  for (const auto& cell : reader.cells()) EXPECT_EQ(cell.done, 20u);
+  const auto rows_after = reader.read(1, 0, 20);
+  for (std::size_t r = 0; r < rows.size(); ++r) {
+    EXPECT_EQ(rows_after[r].series.regret, rows[r].series.regret);
+  }
+}
+
+}  // namespace
+}  // namespace pfmab::testing

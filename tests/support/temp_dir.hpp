@@ -12,11 +12,13 @@
 
 namespace pfmab::testing {
 
-// A fresh temporary directory per test, named after it, removed afterwards.
+// A fresh temporary directory per test, named after it (or "suite" outside
+// a test), removed afterwards.
 class TempDir {
  public:
   explicit TempDir(const std::string& what) {
-    std::string test = ::testing::UnitTest::GetInstance()->current_test_info()->name();
+    const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
+    std::string test = info ? info->name() : "suite";
     for (auto& ch : test) {
       if (!std::isalnum(static_cast<unsigned char>(ch))) ch = '_';
     }
@@ -33,6 +35,7 @@ class TempDir {
   TempDir& operator=(const TempDir&) = delete;
 
   const std::filesystem::path& dir() const { return dir_; }
+  std::filesystem::path operator/(const std::string& name) const { return dir_ / name; }
 
   // Writes `text` to dir()/name, failing the test if it cannot.
   void write(const std::string& name, const std::string& text) const {

@@ -50,25 +50,20 @@ h5::Handle open_dataset(hid_t parent, const std::string& name) {
   return h5::Handle(H5Dopen2(parent, name.c_str(), H5P_DEFAULT));
 }
 
-// An exclusive lock on the output for this process's lifetime. An OFD fcntl
-// lock: HDF5's own flock-based locking (which readers use) is independent of
-// it, so h5py can still open the file while we hold this.
-int lock_output(const std::filesystem::path& path) {
-  const int fd = ::open(path.c_str(), O_RDWR | O_CLOEXEC);
-  if (fd < 0) {
-    throw UserError(fmt::format("cannot open output '{}' for writing ({})", path.string(),
-                                std::strerror(errno)));
-  }
-  struct flock lock {};
-  lock.l_type = F_WRLCK;
-  lock.l_whence = SEEK_SET;
-  if (::fcntl(fd, F_OFD_SETLK, &lock) != 0) {
-    ::close(fd);
-    throw UserError(fmt::format(
-        "output '{}' is being written by another pfmab process (wait for it, or choose another -o)",
-        path.string()));
-  }
-  return fd;
+// Opens an existing output to write to it. SWMR-write mode from the open
+// on: a kill at any later moment leaves marks that SWMR readers accept and
+// the next writer clears ("clear_status_flags"; the caller's lock proves
+// nobody else is writing). A writer killed between two flushes may have used
+// space past the end of allocation its superblock records: moving that end
+// to the end of the file, as `h5clear -s -i` does, keeps HDF5 from refusing
+// to read that space or allocating over it.
+h5::Handle open_for_writing(const std::filesystem::path& path) {
+  auto access = latest_format_access();
+  hbool_t clear = true;
+  h5::check(H5Pset(access.get(), "clear_status_flags", &clear), "H5Pset clear_status_flags");
+  h5::Handle file(H5Fopen(path.c_str(), H5F_ACC_RDWR | H5F_ACC_SWMR_WRITE, access.get()));
+  h5::check(H5Fincrement_filesize(file.get(), 0), "H5Fincrement_filesize");
+  return file;
 }
 
 std::string now_utc() {
@@ -139,7 +134,87 @@ void create_cell(hid_t file, std::size_t index, const sim::Cell& cell,
   }
 }
 
+// Writes a complete new output (every group and dataset, no rows) under a
+// temporary sibling name, then moves it to `path`: a kill while it is being
+// built leaves no half-made output. Returns the lock of the new file.
+OutputLock build_new_output(const std::filesystem::path& path, const Experiment& experiment,
+                            std::span<const sim::Cell> cells, bool replace) {
+  // One temporary name per output, locked first: two runs never build it
+  // together, and one killed while building leaves it for the next to reuse.
+  const auto temp = path.parent_path() / fmt::format(".{}.pfmab-new", path.filename().string());
+  {
+    const int made = ::open(temp.c_str(), O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+    if (made < 0) {
+      throw UserError(
+          fmt::format("cannot create output '{}' ({})", path.string(), std::strerror(errno)));
+    }
+    ::close(made);
+  }
+  OutputLock lock(temp);
+  {
+    h5::Handle created(
+        H5Fcreate(temp.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, latest_format_access().get()));
+    const auto root = created.get();
+    h5::write_attribute(root, "format", std::string(kFormat));
+    h5::write_attribute(root, "pfmab_version", std::string(PFMAB_VERSION));
+    h5::write_attribute(root, "git_commit", std::string(git_commit()));
+    h5::write_attribute(root, "created", now_utc());
+    h5::write_attribute(root, "seed", experiment.seed);
+    h5::write_attribute(root, "replications", experiment.replications);
+    h5::write_attribute(root, "source", experiment.source);
+    h5::write_attribute(root, "experiment", experiment.text);
+    h5::write_attribute(root, "experiment_canonical", canonical_text(experiment));
+    std::string keys;
+    for (const auto& k : sweep_keys) keys += (keys.empty() ? "" : ",") + k;
+    h5::write_attribute(root, "sweep_keys", keys);
+    h5::Handle(H5Gcreate2(root, "cells", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT));
+    for (std::size_t c = 0; c < cells.size(); ++c) {
+      create_cell(root, c, cells[c], experiment.canonical);
+    }
+  }  // closed: complete on disk
+  // link, not rename, for a new output: it never replaces one that another
+  // run made meanwhile. The lock follows the file (same inode).
+  const int moved =
+      replace ? ::rename(temp.c_str(), path.c_str()) : ::link(temp.c_str(), path.c_str());
+  const int error = errno;
+  ::unlink(temp.c_str());
+  if (moved != 0) {
+    throw UserError(
+        fmt::format("cannot create output '{}' ({})", path.string(), std::strerror(error)));
+  }
+  return lock;
+}
+
 }  // namespace
+
+OutputLock::OutputLock(const std::filesystem::path& path)
+    : fd_(::open(path.c_str(), O_RDWR | O_CLOEXEC)) {
+  if (fd_ < 0) {
+    throw UserError(fmt::format("cannot open output '{}' for writing ({})", path.string(),
+                                std::strerror(errno)));
+  }
+  struct flock lock {};
+  lock.l_type = F_WRLCK;
+  lock.l_whence = SEEK_SET;
+  if (::fcntl(fd_, F_OFD_SETLK, &lock) != 0) {
+    ::close(std::exchange(fd_, -1));
+    throw UserError(fmt::format(
+        "output '{}' is being written by another pfmab process (wait for it, or choose another -o)",
+        path.string()));
+  }
+}
+
+OutputLock& OutputLock::operator=(OutputLock&& other) noexcept {
+  if (this != &other) {
+    if (fd_ >= 0) ::close(fd_);
+    fd_ = std::exchange(other.fd_, -1);
+  }
+  return *this;
+}
+
+OutputLock::~OutputLock() {
+  if (fd_ >= 0) ::close(fd_);
+}
 
 ResultsWriter::ResultsWriter(const std::filesystem::path& path, const Experiment& experiment,
                              std::span<const sim::Cell> cells, bool overwrite)
@@ -165,13 +240,8 @@ ResultsWriter::ResultsWriter(const std::filesystem::path& path, const Experiment
             path.string(), existing.attribute("source"), existing.attribute("created")));
       }
     }  // closed before it is reopened for writing
-    lock_fd_ = lock_output(path);
-    // A writer killed mid-run leaves the file marked as open for writing;
-    // the lock above proves nobody is, so the mark can be cleared.
-    auto access = latest_format_access();
-    hbool_t clear = true;
-    h5::check(H5Pset(access.get(), "clear_status_flags", &clear), "H5Pset clear_status_flags");
-    file_ = h5::Handle(H5Fopen(path.c_str(), H5F_ACC_RDWR, access.get()));
+    lock_ = OutputLock(path);
+    file_ = open_for_writing(path);
     for (std::size_t c = 0; c < cells.size(); ++c) {
       h5::Handle group(H5Gopen2(file_.get(), groups_[c].c_str(), H5P_DEFAULT));
       auto done_set = open_dataset(group.get(), "replications_done");
@@ -186,34 +256,11 @@ ResultsWriter::ResultsWriter(const std::filesystem::path& path, const Experiment
     }
     resumed_ = true;
   } else {
-    if (exists) lock_fd_ = lock_output(path);
-    file_ = h5::Handle(
-        H5Fcreate(path.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, latest_format_access().get()));
-    if (!file_) {
-      throw UserError(fmt::format("cannot create output '{}'", path.string()));
-    }
-    if (!exists) lock_fd_ = lock_output(path);
-    const auto root = file_.get();
-    h5::write_attribute(root, "format", std::string(kFormat));
-    h5::write_attribute(root, "pfmab_version", std::string(PFMAB_VERSION));
-    h5::write_attribute(root, "git_commit", std::string(git_commit()));
-    h5::write_attribute(root, "created", now_utc());
-    h5::write_attribute(root, "seed", experiment.seed);
-    h5::write_attribute(root, "replications", experiment.replications);
-    h5::write_attribute(root, "source", experiment.source);
-    h5::write_attribute(root, "experiment", experiment.text);
-    h5::write_attribute(root, "experiment_canonical", canonical_text(experiment));
-    h5::write_attribute(root, "sweep_keys", [] {
-      std::string keys;
-      for (const auto& k : sweep_keys) keys += (keys.empty() ? "" : ",") + k;
-      return keys;
-    }());
-    h5::Handle(H5Gcreate2(root, "cells", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT));
-    for (std::size_t c = 0; c < cells.size(); ++c) {
-      create_cell(root, c, cells[c], experiment.canonical);
-    }
+    OutputLock replaced;  // nobody may be writing what --overwrite replaces
+    if (exists) replaced = OutputLock(path);
+    lock_ = build_new_output(path, experiment, cells, exists);
+    file_ = open_for_writing(path);
   }
-  h5::check(H5Fstart_swmr_write(file_.get()), "H5Fstart_swmr_write");
 }
 
 ResultsWriter::~ResultsWriter() {
@@ -222,8 +269,7 @@ ResultsWriter::~ResultsWriter() {
   } catch (...) {
     // a destructor must not throw; the rows not committed are redone on resume
   }
-  file_ = h5::Handle();
-  if (lock_fd_ >= 0) ::close(lock_fd_);
+  file_ = h5::Handle();  // closed before the lock goes
 }
 
 void ResultsWriter::append(std::size_t cell, const sim::ReplicationResult& result) {

@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <span>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "pfmab/io/experiment.hpp"
@@ -13,6 +14,24 @@
 #include "pfmab/sim/replication.hpp"
 
 namespace pfmab::io {
+
+// An exclusive lock on an output file, held while this object lives. An OFD
+// fcntl lock: HDF5's own flock-based locking, which readers use, is
+// independent of it, so h5py can read a file while a run holds this.
+class OutputLock {
+ public:
+  OutputLock() = default;
+  // Throws UserError if another process holds it.
+  explicit OutputLock(const std::filesystem::path& path);
+  OutputLock(OutputLock&& other) noexcept : fd_(std::exchange(other.fd_, -1)) {}
+  OutputLock& operator=(OutputLock&& other) noexcept;
+  OutputLock(const OutputLock&) = delete;
+  OutputLock& operator=(const OutputLock&) = delete;
+  ~OutputLock();
+
+ private:
+  int fd_ = -1;
+};
 
 // The HDF5 output of a run (layout in README.md, "The output file"): root
 // attributes for provenance, then cells/NNNN/ per cell with its parameters,
@@ -53,7 +72,7 @@ class ResultsWriter {
  private:
   void write_buffer();
 
-  int lock_fd_ = -1;
+  OutputLock lock_;
   h5::Handle file_;
   std::vector<std::string> groups_;       // cells/NNNN
   std::vector<std::size_t> clients_;      // per cell
