@@ -221,9 +221,15 @@ int run_command(const RunFlags& f) {
     writer.emplace(f.output, experiment, cells, f.overwrite);
     for (std::size_t c = 0; c < cells.size(); ++c) options.first.push_back(writer->done(c));
   }
+  const bool show_progress = !f.quiet && io::stderr_is_terminal();
   std::uint64_t total = 0;
   for (std::size_t c = 0; c < cells.size(); ++c) {
     total += experiment.replications - (options.first.empty() ? 0 : options.first[c]);
+  }
+  if (writer && writer->resumed() && show_progress) {
+    std::cerr << fmt::format("pfmab: continuing '{}': {} of {} replications are already there\n",
+                             f.output, cells.size() * experiment.replications - total,
+                             cells.size() * experiment.replications);
   }
 
   std::vector<io::CellAccumulator> accumulators;
@@ -233,7 +239,7 @@ int run_command(const RunFlags& f) {
   options.completed = &completed;
   options.stop = &stop_requested;
   {
-    io::ProgressDisplay progress(completed, total, !f.quiet && io::stderr_is_terminal());
+    io::ProgressDisplay progress(completed, total, show_progress);
     sim::run_sweep(cells, options, [&](std::size_t c, std::uint64_t, sim::ReplicationResult&& r) {
       if (writer) {
         writer->append(c, r);

@@ -33,6 +33,10 @@ constexpr RealSeries kRealSeries[] = {
     {"global_reward", &sim::Series::global_reward},
     {"mixed_reward", &sim::Series::mixed_reward},
 };
+// Every per-replication dataset under replications/ (row r = replication r).
+constexpr const char* kRowDatasets[] = {
+    "regret",    "local_reward",  "global_reward", "mixed_reward",      "comm_count",
+    "fixed_arm", "fixed_optimal", "phases",        "exploration_pulls", "fixation_slot"};
 constexpr const char* kSummaryStats[] = {"mean",   "std", "ci95_low", "ci95_high",
                                          "median", "q05", "q95"};
 
@@ -248,11 +252,8 @@ ResultsWriter::ResultsWriter(const std::filesystem::path& path, const Experiment
       written_[c] = committed_[c] = h5::read_block<std::uint64_t>(done_set.get(), 0, 1)[0];
       // rows past replications_done may be half-written: drop them
       h5::Handle rows(H5Gopen2(group.get(), "replications", H5P_DEFAULT));
-      for (const auto& name :
-           {"regret", "local_reward", "global_reward", "mixed_reward", "comm_count", "fixed_arm",
-            "fixed_optimal", "phases", "exploration_pulls", "fixation_slot"}) {
+      for (const auto* name : kRowDatasets)
         h5::set_rows(open_dataset(rows.get(), name).get(), written_[c]);
-      }
     }
     resumed_ = true;
   } else {
