@@ -17,6 +17,7 @@
 #include "pfmab/io/progress.hpp"
 #include "pfmab/io/report.hpp"
 #include "pfmab/io/results_file.hpp"
+#include "pfmab/io/writer_thread.hpp"
 #include "pfmab/model/means_table.hpp"
 #include "pfmab/sim/runner.hpp"
 #include "pfmab/util/error.hpp"
@@ -157,33 +158,6 @@ io::CellReport describe(const sim::Cell& cell, std::uint64_t requested) {
   return d;
 }
 
-// Reports and digest of everything an output file holds, read back in blocks.
-std::pair<std::vector<io::CellReport>, std::string> read_reports(const io::ResultsReader& file) {
-  constexpr std::uint64_t block = 256;
-  std::vector<io::CellReport> reports;
-  Digest digest;
-  for (std::size_t c = 0; c < file.cells().size(); ++c) {
-    const auto& stored = file.cells()[c];
-    io::CellReport d;
-    d.algorithm = stored.algorithm;
-    d.alpha = stored.alpha;
-    d.clients = stored.clients;
-    d.arms = stored.arms;
-    d.horizon = stored.horizon;
-    d.schedule = stored.schedule_formula;
-    d.requested = file.replications();
-    io::CellAccumulator accumulator(d);
-    for (std::uint64_t first = 0; first < stored.done; first += block) {
-      for (const auto& r : file.read(c, first, std::min(block, stored.done - first))) {
-        accumulator.add(r);
-        r.add_to(digest);
-      }
-    }
-    reports.push_back(accumulator.report());
-  }
-  return {reports, digest.hex()};
-}
-
 void print(bool json, std::uint64_t seed, const std::string& digest,
            const std::vector<io::CellReport>& reports) {
   if (json) {
@@ -240,14 +214,17 @@ int run_command(const RunFlags& f) {
   options.stop = &stop_requested;
   {
     io::ProgressDisplay progress(completed, total, show_progress);
+    std::optional<io::WriterThread> writing;
+    if (writer) writing.emplace(*writer);
     sim::run_sweep(cells, options, [&](std::size_t c, std::uint64_t, sim::ReplicationResult&& r) {
-      if (writer) {
-        writer->append(c, r);
+      if (writing) {
+        writing->push(c, std::move(r));
       } else {
         accumulators[c].add(r);
         r.add_to(digest);
       }
     });
+    if (writing) writing->finish();
   }
   if (stop_requested.load()) {
     if (writer) {
@@ -267,7 +244,7 @@ int run_command(const RunFlags& f) {
   if (writer) {
     writer->write_summaries();
     writer.reset();
-    const auto [reports, file_digest] = read_reports(io::ResultsReader(f.output));
+    const auto [reports, file_digest] = io::read_reports(io::ResultsReader(f.output));
     print(f.json, experiment.seed, file_digest, reports);
   } else {
     std::vector<io::CellReport> reports;
@@ -288,7 +265,7 @@ int validate_command(const ExperimentFlags& f) {
 
 int summary_command(const std::string& path, bool json) {
   const io::ResultsReader file(path);
-  const auto [reports, digest] = read_reports(file);
+  const auto [reports, digest] = io::read_reports(file);
   print(json, file.seed(), digest, reports);
   return 0;
 }

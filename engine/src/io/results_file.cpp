@@ -10,6 +10,7 @@
 #include <limits>
 
 #include <fmt/format.h>
+#include <oneapi/tbb/parallel_for.h>
 
 #include "pfmab/stats/summary.hpp"
 #include "pfmab/util/error.hpp"
@@ -20,6 +21,7 @@ namespace {
 
 constexpr const char* kFormat = "pfmab-results-1";
 constexpr hsize_t kChunkRows = 64;
+constexpr std::size_t kBufferRows = 256;  // rows gathered before one write per dataset
 constexpr auto kFlushInterval = std::chrono::milliseconds(500);
 
 // The per-replication series stored as rows of checkpoint values.
@@ -135,6 +137,53 @@ void create_cell(hid_t file, std::size_t index, const sim::Cell& cell,
        {"regret", "local_reward", "global_reward", "mixed_reward", "comm_count"}) {
     h5::Handle stats(H5Gcreate2(summary.get(), series, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT));
     for (const auto* stat : kSummaryStats) h5::write_dataset(stats.get(), stat, nans, {c});
+  }
+}
+
+// The columns [first, first + count) of the first `rows` rows of a 2-D
+// dataset, one vector per column. Read in blocks of rows: a whole column in
+// one read makes HDF5 1.10 fetch every chunk once per column and hold
+// selection state for each of them.
+template <class T>
+std::vector<std::vector<double>> read_columns(hid_t set, hsize_t rows, hsize_t first,
+                                              hsize_t count) {
+  constexpr hsize_t block = 4096;
+  std::vector<std::vector<double>> columns(count, std::vector<double>(rows));
+  for (hsize_t r = 0; r < rows; r += block) {
+    const auto n = std::min(block, rows - r);
+    const auto values = h5::read_block<T>(set, r, n, first, count);
+    for (hsize_t i = 0; i < n; ++i) {
+      for (hsize_t j = 0; j < count; ++j) {
+        columns[j][r + i] = static_cast<double>(values[i * count + j]);
+      }
+    }
+  }
+  return columns;
+}
+
+// Writes summary/<name>/{mean, ..., q95} of replications/<name>, a few
+// checkpoints at a time: the columns held never exceed a fixed budget,
+// whatever the number of replications.
+template <class T>
+void summarize_rows(hid_t group, const std::string& name, hsize_t rows, hsize_t points) {
+  constexpr std::size_t budget = std::size_t{8} << 20;
+  const hsize_t width =
+      std::clamp<hsize_t>(budget / (sizeof(double) * std::max<hsize_t>(rows, 1)), 1, points);
+  auto set = open_dataset(group, "replications/" + name);
+  std::vector<std::vector<double>> stats(std::size(kSummaryStats), std::vector<double>(points));
+  constexpr double levels[] = {0.5, 0.05, 0.95};
+  for (hsize_t first = 0; first < points; first += width) {
+    auto columns = read_columns<T>(set.get(), rows, first, std::min(width, points - first));
+    // columns are independent: their statistics are the same on any thread
+    tbb::parallel_for(std::size_t{0}, columns.size(), [&](std::size_t j) {
+      const auto s = stats::summarize(columns[j]);
+      const auto q = stats::quantiles(std::move(columns[j]), levels);
+      const double values[] = {s.mean, s.std, s.ci95_low, s.ci95_high, q[0], q[1], q[2]};
+      for (std::size_t k = 0; k < stats.size(); ++k) stats[k][first + j] = values[k];
+    });
+  }
+  for (std::size_t k = 0; k < stats.size(); ++k) {
+    h5::overwrite(open_dataset(group, "summary/" + name + "/" + kSummaryStats[k]).get(), stats[k]);
   }
 }
 
@@ -270,16 +319,20 @@ ResultsWriter::~ResultsWriter() {
   } catch (...) {
     // a destructor must not throw; the rows not committed are redone on resume
   }
+  row_sets_.clear();
   file_ = h5::Handle();  // closed before the lock goes
 }
 
-void ResultsWriter::append(std::size_t cell, const sim::ReplicationResult& result) {
-  if (cell != buffer_cell_) {
+void ResultsWriter::append(std::size_t cell, sim::ReplicationResult result) {
+  if (cell != buffer_cell_ || row_sets_.empty()) {
     write_buffer();
     buffer_cell_ = cell;
+    row_sets_.clear();
+    h5::Handle rows(H5Gopen2(file_.get(), (groups_[cell] + "/replications").c_str(), H5P_DEFAULT));
+    for (const auto* name : kRowDatasets) row_sets_.push_back(open_dataset(rows.get(), name));
   }
-  buffer_.push_back(result);
-  if (buffer_.size() >= kChunkRows) write_buffer();
+  buffer_.push_back(std::move(result));
+  if (buffer_.size() >= kBufferRows) write_buffer();
   if (std::chrono::steady_clock::now() - last_flush_ >= kFlushInterval) flush();
 }
 
@@ -287,36 +340,36 @@ void ResultsWriter::write_buffer() {
   if (buffer_.empty()) return;
   const auto c = buffer_cell_;
   const hsize_t first = written_[c], points = checkpoints_[c], m = clients_[c];
-  h5::Handle rows(H5Gopen2(file_.get(), (groups_[c] + "/replications").c_str(), H5P_DEFAULT));
-  auto gather = [&](auto member) {
-    std::vector<std::decay_t<decltype(*std::begin(buffer_.front().*member))>> out;
-    for (const auto& r : buffer_) out.insert(out.end(), std::begin(r.*member), std::end(r.*member));
-    return out;
+  // row_sets_ holds the datasets in kRowDatasets order
+  auto write = [&](std::size_t dataset, hsize_t columns, const auto& values) {
+    h5::write_rows(row_sets_[dataset].get(), first, columns, values);
   };
-  for (const auto& series : kRealSeries) {
+  for (std::size_t i = 0; i < std::size(kRealSeries); ++i) {
     std::vector<double> values;
     for (const auto& r : buffer_) {
-      const auto& v = r.series.*series.member;
+      const auto& v = r.series.*kRealSeries[i].member;
       values.insert(values.end(), v.begin(), v.end());
     }
-    h5::write_rows(open_dataset(rows.get(), series.name).get(), first, points, values);
+    write(i, points, values);
   }
   std::vector<std::uint64_t> comm, phases, pulls;
+  std::vector<std::int32_t> arms;
+  std::vector<std::uint8_t> optimal;
   std::vector<std::int64_t> fixation;
   for (const auto& r : buffer_) {
     comm.insert(comm.end(), r.series.comm_count.begin(), r.series.comm_count.end());
+    arms.insert(arms.end(), r.fixed_arm.begin(), r.fixed_arm.end());
+    optimal.insert(optimal.end(), r.fixed_optimal.begin(), r.fixed_optimal.end());
     phases.push_back(r.phases);
     pulls.push_back(r.exploration_pulls);
     fixation.push_back(r.fixation_slot);
   }
-  h5::write_rows(open_dataset(rows.get(), "comm_count").get(), first, points, comm);
-  h5::write_rows(open_dataset(rows.get(), "fixed_arm").get(), first, m,
-                 gather(&sim::ReplicationResult::fixed_arm));
-  h5::write_rows(open_dataset(rows.get(), "fixed_optimal").get(), first, m,
-                 gather(&sim::ReplicationResult::fixed_optimal));
-  h5::write_rows(open_dataset(rows.get(), "phases").get(), first, 0, phases);
-  h5::write_rows(open_dataset(rows.get(), "exploration_pulls").get(), first, 0, pulls);
-  h5::write_rows(open_dataset(rows.get(), "fixation_slot").get(), first, 0, fixation);
+  write(4, points, comm);
+  write(5, m, arms);
+  write(6, m, optimal);
+  write(7, 0, phases);
+  write(8, 0, pulls);
+  write(9, 0, fixation);
   written_[c] += buffer_.size();
   buffer_.clear();
 }
@@ -338,43 +391,14 @@ void ResultsWriter::flush() {
 
 void ResultsWriter::write_summaries() {
   flush();
+  row_sets_.clear();
   for (std::size_t c = 0; c < written_.size(); ++c) {
     if (written_[c] < replications_) continue;
     h5::Handle group(H5Gopen2(file_.get(), groups_[c].c_str(), H5P_DEFAULT));
-    auto write_stats = [&](const std::string& series, auto read_column) {
-      std::vector<std::vector<double>> stats(std::size(kSummaryStats));
-      for (hsize_t j = 0; j < checkpoints_[c]; ++j) {
-        // one checkpoint at a time: memory grows with R, not with R x checkpoints
-        const auto column = read_column(j);
-        const auto s = stats::summarize(column);
-        constexpr double levels[] = {0.5, 0.05, 0.95};
-        const auto q = stats::quantiles(column, levels);
-        for (auto [k, v] : {std::pair{0, s.mean},
-                            {1, s.std},
-                            {2, s.ci95_low},
-                            {3, s.ci95_high},
-                            {4, q[0]},
-                            {5, q[1]},
-                            {6, q[2]}}) {
-          stats[k].push_back(v);
-        }
-      }
-      for (std::size_t k = 0; k < stats.size(); ++k) {
-        auto set = open_dataset(group.get(), "summary/" + series + "/" + kSummaryStats[k]);
-        h5::overwrite(set.get(), stats[k]);
-      }
-    };
     for (const auto& series : kRealSeries) {
-      auto set = open_dataset(group.get(), std::string("replications/") + series.name);
-      write_stats(series.name, [&](hsize_t j) {
-        return h5::read_block<double>(set.get(), 0, written_[c], j, 1);
-      });
+      summarize_rows<double>(group.get(), series.name, written_[c], checkpoints_[c]);
     }
-    auto comm = open_dataset(group.get(), "replications/comm_count");
-    write_stats("comm_count", [&](hsize_t j) {
-      const auto counts = h5::read_block<std::uint64_t>(comm.get(), 0, written_[c], j, 1);
-      return std::vector<double>(counts.begin(), counts.end());
-    });
+    summarize_rows<std::uint64_t>(group.get(), "comm_count", written_[c], checkpoints_[c]);
   }
   h5::check(H5Fflush(file_.get(), H5F_SCOPE_GLOBAL), "H5Fflush");
 }
@@ -469,6 +493,32 @@ std::vector<sim::ReplicationResult> ResultsReader::read(std::size_t cell, std::u
     result.fixation_slot = fixation[r];
   }
   return out;
+}
+
+std::pair<std::vector<CellReport>, std::string> read_reports(const ResultsReader& file) {
+  constexpr std::uint64_t block = 256;
+  std::vector<CellReport> reports;
+  Digest digest;
+  for (std::size_t c = 0; c < file.cells().size(); ++c) {
+    const auto& stored = file.cells()[c];
+    CellReport description;
+    description.algorithm = stored.algorithm;
+    description.alpha = stored.alpha;
+    description.clients = stored.clients;
+    description.arms = stored.arms;
+    description.horizon = stored.horizon;
+    description.schedule = stored.schedule_formula;
+    description.requested = file.replications();
+    CellAccumulator accumulator(description);
+    for (std::uint64_t first = 0; first < stored.done; first += block) {
+      for (const auto& r : file.read(c, first, std::min(block, stored.done - first))) {
+        accumulator.add(r);
+        r.add_to(digest);
+      }
+    }
+    reports.push_back(accumulator.report());
+  }
+  return {reports, digest.hex()};
 }
 
 }  // namespace pfmab::io

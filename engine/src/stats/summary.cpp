@@ -39,12 +39,16 @@ std::vector<double> quantiles(std::vector<double> values, std::span<const double
     out.assign(levels.size(), std::numeric_limits<double>::quiet_NaN());
     return out;
   }
-  std::sort(values.begin(), values.end());
+  // Two order statistics per level, by selection: O(n) each, not a sort.
   for (const double q : levels) {
     const double h = q * static_cast<double>(values.size() - 1);
     const auto below = static_cast<std::size_t>(std::floor(h));
-    const auto above = std::min(below + 1, values.size() - 1);
-    out.push_back(values[below] + (h - static_cast<double>(below)) * (values[above] - values[below]));
+    std::nth_element(values.begin(), values.begin() + below, values.end());
+    const double low = values[below];
+    const double high = below + 1 < values.size()
+                            ? *std::min_element(values.begin() + below + 1, values.end())
+                            : low;
+    out.push_back(low + (h - static_cast<double>(below)) * (high - low));
   }
   return out;
 }

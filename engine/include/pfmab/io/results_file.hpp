@@ -10,6 +10,7 @@
 
 #include "pfmab/io/experiment.hpp"
 #include "pfmab/io/hdf5.hpp"
+#include "pfmab/io/report.hpp"
 #include "pfmab/sim/cell.hpp"
 #include "pfmab/sim/replication.hpp"
 
@@ -63,7 +64,7 @@ class ResultsWriter {
   // Appends `result` as replication done(cell) of `cell`. Rows are buffered
   // and written in blocks; they become durable at the next flush, which
   // happens by itself every half second.
-  void append(std::size_t cell, const sim::ReplicationResult& result);
+  void append(std::size_t cell, sim::ReplicationResult result);
   // Writes the buffered rows, flushes them, then records them as done.
   void flush();
   // Writes the summary datasets of every cell that has all its replications.
@@ -84,6 +85,7 @@ class ResultsWriter {
   // rows of one cell not yet written, dataset by dataset (see row_datasets)
   std::size_t buffer_cell_ = 0;
   std::vector<sim::ReplicationResult> buffer_;
+  std::vector<h5::Handle> row_sets_;  // buffer_cell_'s per-replication datasets, open
   std::chrono::steady_clock::time_point last_flush_;
 };
 
@@ -116,5 +118,9 @@ class ResultsReader {
   h5::Handle file_;
   std::vector<StoredCell> cells_;
 };
+
+// The report of every cell and the digest of everything an output holds,
+// read back in blocks of rows (what `run -o` and `summary` print).
+std::pair<std::vector<CellReport>, std::string> read_reports(const ResultsReader& file);
 
 }  // namespace pfmab::io

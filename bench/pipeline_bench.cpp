@@ -1,0 +1,391 @@
+// What streaming the results to HDF5 adds to the wall time of a run of many
+// short replications (bench/README.md, "Results pipeline", records the
+// figures and their ratios). Every benchmark runs the same sweep through
+// sim::run_sweep on the same thread count; only the sink differs:
+//
+//   BM_Sweep_NoOutput     what `pfmab run` does without -o: a CellAccumulator
+//                         and the digest, per replication
+//   BM_Sweep_Hdf5         what `pfmab run -o` does to write: ResultsWriter
+//                         created, fed through its WriterThread, write_summaries(),
+//                         closed (the file, in the temp folder, is deleted
+//                         after each iteration, outside the timing)
+//   BM_Sweep_Hdf5Report   the same plus reading the file back for the printed
+//                         report and digest, as `pfmab run -o` does at the end
+//   BM_Sweep_Paired       NoOutput and Hdf5 back to back in every iteration:
+//                         their ratio, robust to the machine's drift
+//
+// and, on a file of the same sweep written once, what write_summaries() pays
+// (the step that dominated the overhead before it read columns in blocks):
+//
+//   BM_Summaries_Engine   ResultsWriter::write_summaries() itself
+//
+// One iteration is one whole sweep (Iterations(1)); repeat with
+// --benchmark_repetitions. `--replications=N` (this program's own flag,
+// default 10000) sets the replications of the one cell: the CTest smoke run
+// uses a small N.
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdint>
+#include <cstdlib>
+#include <filesystem>
+#include <iostream>
+#include <numeric>
+#include <span>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include <benchmark/benchmark.h>
+#include <fmt/format.h>
+#include <oneapi/tbb/parallel_for.h>
+#include <oneapi/tbb/task_arena.h>
+#include <toml++/toml.h>
+
+#include "pfmab/io/experiment.hpp"
+#include "pfmab/io/hdf5.hpp"
+#include "pfmab/io/report.hpp"
+#include "pfmab/io/results_file.hpp"
+#include "pfmab/io/writer_thread.hpp"
+#include "pfmab/sim/cell.hpp"
+#include "pfmab/sim/replication.hpp"
+#include "pfmab/sim/runner.hpp"
+#include "pfmab/stats/summary.hpp"
+#include "pfmab/util/digest.hpp"
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// The workload: the synthetic game of the paper's Fig. 1 (M = 4, K = 9),
+// Gaussian rewards, sigma = 1, alpha = 0.5, T = 1e4, the default checkpoint
+// grid (40 log + 20 linear points), seed 1: one cell of short replications.
+constexpr std::int64_t kHorizon = 10'000;
+std::uint64_t replications = 10'000;  // --replications=N
+
+// The experiment as `pfmab run --means ... --alpha 0.5 -T 1e4 -R N` builds it.
+const pfmab::io::Experiment& experiment() {
+  static const pfmab::io::Experiment loaded = [] {
+    toml::table overrides;
+    overrides.insert("instance", toml::table{{"means", PFMAB_SHARED_DATA "/synthetic_4x9.csv"}});
+    overrides.insert("alpha", 0.5);
+    overrides.insert("horizon", kHorizon);
+    overrides.insert("replications", static_cast<std::int64_t>(replications));
+    overrides.insert("seed", 1);
+    return pfmab::io::load_experiment(std::nullopt, overrides);
+  }();
+  return loaded;
+}
+
+const std::vector<pfmab::sim::Cell>& cells() {
+  static const std::vector<pfmab::sim::Cell> made = [] {
+    std::vector<pfmab::sim::Cell> out;
+    const auto& e = experiment();
+    for (std::size_t i = 0; i < e.cells.size(); ++i) out.emplace_back(e.cells[i], i);
+    return out;
+  }();
+  return made;
+}
+
+pfmab::sim::RunOptions options(const benchmark::State& state) {
+  pfmab::sim::RunOptions o;
+  o.seed = experiment().seed;
+  o.replications = experiment().replications;
+  o.threads = static_cast<unsigned>(state.range(0));
+  return o;
+}
+
+pfmab::io::CellReport describe(const pfmab::sim::Cell& cell) {
+  pfmab::io::CellReport d;
+  d.algorithm = "pf-ucb";
+  d.alpha = cell.spec().alpha;
+  d.clients = cell.instance().clients();
+  d.arms = cell.instance().arms();
+  d.horizon = cell.horizon();
+  d.requested = experiment().replications;
+  return d;
+}
+
+std::filesystem::path output_path() {
+  return std::filesystem::temp_directory_path() /
+         fmt::format("pfmab_pipeline_bench_{}.h5", ::getpid());
+}
+
+// A benchmark's check failed: the program exits with 1 (for the CTest smoke run).
+bool check_failed = false;
+void fail(benchmark::State& state, const std::string& message) {
+  check_failed = true;
+  state.SkipWithError(message.c_str());
+}
+
+double seconds(Clock::duration d) { return std::chrono::duration<double>(d).count(); }
+
+// The digest of the NoOutput run, which the Hdf5Report run must reproduce
+// from the file (empty until NoOutput has run).
+std::string& expected_digest() {
+  static std::string digest;
+  return digest;
+}
+
+// Time per replication (printed as e.g. "95us") and the seconds spent in
+// each part of an iteration, averaged over the iterations.
+void report(benchmark::State& state, const std::vector<std::pair<const char*, double>>& parts) {
+  const auto total =
+      static_cast<double>(state.iterations()) * static_cast<double>(experiment().replications);
+  state.SetItemsProcessed(static_cast<std::int64_t>(total));
+  state.counters["per_rep"] =
+      benchmark::Counter(total, benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
+  for (const auto& [name, value] : parts)
+    state.counters[name] = benchmark::Counter(value, benchmark::Counter::kAvgIterations);
+}
+
+//------------------------------------------------------------------------------
+// No output: accumulator and digest, as `pfmab run` without -o
+//------------------------------------------------------------------------------
+
+// One sweep as `pfmab run` without -o; returns the digest.
+std::string sweep_no_output(const pfmab::sim::RunOptions& run, double& sink_s) {
+  std::vector<pfmab::io::CellAccumulator> accumulators;
+  for (const auto& cell : cells()) accumulators.emplace_back(describe(cell));
+  pfmab::Digest digest;
+  pfmab::sim::run_sweep(cells(), run,
+                        [&](std::size_t c, std::uint64_t, pfmab::sim::ReplicationResult&& r) {
+                          const auto start = Clock::now();
+                          accumulators[c].add(r);
+                          r.add_to(digest);
+                          sink_s += seconds(Clock::now() - start);
+                        });
+  for (const auto& a : accumulators) benchmark::DoNotOptimize(a.report());
+  return digest.hex();
+}
+
+void BM_Sweep_NoOutput(benchmark::State& state) {
+  double sweep_s = 0.0, sink_s = 0.0;
+  for (auto _ : state) {
+    const auto t0 = Clock::now();
+    expected_digest() = sweep_no_output(options(state), sink_s);
+    sweep_s += seconds(Clock::now() - t0);
+  }
+  report(state, {{"sweep_s", sweep_s}, {"sink_s", sink_s}});
+}
+
+//------------------------------------------------------------------------------
+// HDF5: ResultsWriter as `pfmab run -o` drives it
+//------------------------------------------------------------------------------
+
+// Reads the file back for the report and digest, as `pfmab run -o` does.
+std::string read_back(const std::filesystem::path& path) {
+  const auto [reports, digest] = pfmab::io::read_reports(pfmab::io::ResultsReader(path));
+  benchmark::DoNotOptimize(reports.data());
+  return digest;
+}
+
+// Seconds spent in each step of an HDF5 run, summed over runs.
+struct Hdf5Times {
+  double create = 0.0, sweep = 0.0, sink = 0.0, summaries = 0.0, close = 0.0, read = 0.0;
+};
+
+// One sweep as `pfmab run -o` does it (`read_report`: with the read-back at
+// the end); returns the digest read back, or "" without it. The file is
+// deleted by the caller.
+std::string sweep_hdf5(const pfmab::sim::RunOptions& run, const std::filesystem::path& path,
+                       bool read_report, Hdf5Times& times) {
+  const auto t0 = Clock::now();
+  Clock::time_point t1, t2, t3;
+  {
+    pfmab::io::ResultsWriter writer(path, experiment(), cells(), false);
+    t1 = Clock::now();
+    {
+      pfmab::io::WriterThread writing(writer);  // the HDF5 thread, as in `pfmab run -o`
+      pfmab::sim::run_sweep(cells(), run,
+                            [&](std::size_t c, std::uint64_t, pfmab::sim::ReplicationResult&& r) {
+                              const auto start = Clock::now();
+                              writing.push(c, std::move(r));
+                              times.sink += seconds(Clock::now() - start);
+                            });
+      writing.finish();
+    }
+    t2 = Clock::now();
+    writer.write_summaries();
+    t3 = Clock::now();
+  }  // ~ResultsWriter: flush, close
+  const auto t4 = Clock::now();
+  times.create += seconds(t1 - t0);
+  times.sweep += seconds(t2 - t1);
+  times.summaries += seconds(t3 - t2);
+  times.close += seconds(t4 - t3);
+  if (!read_report) return "";
+  auto digest = read_back(path);
+  times.read += seconds(Clock::now() - t4);
+  return digest;
+}
+
+void sweep_hdf5(benchmark::State& state, bool read_report) {
+  const auto path = output_path();
+  std::filesystem::remove(path);
+  Hdf5Times times;
+  std::string digest_hex;
+  for (auto _ : state) {
+    digest_hex = sweep_hdf5(options(state), path, read_report, times);
+    state.PauseTiming();
+    std::filesystem::remove(path);
+    state.ResumeTiming();
+  }
+  if (read_report && !expected_digest().empty() && digest_hex != expected_digest()) {
+    fail(state, fmt::format("digest {} read back differs from the run's {}", digest_hex,
+                            expected_digest()));
+  }
+  std::vector<std::pair<const char*, double>> parts{{"create_s", times.create},
+                                                    {"sweep_s", times.sweep},
+                                                    {"sink_s", times.sink},
+                                                    {"summaries_s", times.summaries},
+                                                    {"close_s", times.close}};
+  if (read_report) parts.emplace_back("read_s", times.read);
+  report(state, parts);
+}
+
+void BM_Sweep_Hdf5(benchmark::State& state) { sweep_hdf5(state, false); }
+void BM_Sweep_Hdf5Report(benchmark::State& state) { sweep_hdf5(state, true); }
+
+// The two runs back to back in every iteration, in alternating order, so
+// that their ratio is taken seconds apart: on a shared machine whose speed
+// drifts, the median of `hdf5_ratio` over repetitions is the figure to
+// quote. hdf5_ratio = (HDF5 run, as BM_Sweep_Hdf5) / (run without output);
+// sweep_ratio the same for the sweeps alone (append() against the
+// accumulator and digest, write_summaries excluded).
+void BM_Sweep_Paired(benchmark::State& state) {
+  static std::uint64_t calls = 0;  // alternates the order across repetitions
+  const auto path = output_path();
+  std::filesystem::remove(path);
+  double ratio = 0.0, sweep_ratio = 0.0, none_s = 0.0, hdf5_s = 0.0, summaries_s = 0.0;
+  for (auto _ : state) {
+    double sink_s = 0.0, none = 0.0, hdf5 = 0.0;
+    Hdf5Times times;
+    for (int k = 0; k < 2; ++k) {
+      const auto start = Clock::now();
+      if ((k + calls) % 2 == 0) {
+        benchmark::DoNotOptimize(sweep_no_output(options(state), sink_s));
+        none = seconds(Clock::now() - start);
+      } else {
+        sweep_hdf5(options(state), path, false, times);
+        hdf5 = seconds(Clock::now() - start);
+        state.PauseTiming();
+        std::filesystem::remove(path);
+        state.ResumeTiming();
+      }
+    }
+    ++calls;
+    ratio += hdf5 / none;
+    sweep_ratio += times.sweep / none;
+    none_s += none;
+    hdf5_s += hdf5;
+    summaries_s += times.summaries;
+  }
+  for (const auto& [name, value] : {std::pair{"hdf5_ratio", ratio},
+                                    {"sweep_ratio", sweep_ratio},
+                                    {"none_s", none_s},
+                                    {"hdf5_s", hdf5_s},
+                                    {"summaries_s", summaries_s}}) {
+    state.counters[name] = benchmark::Counter(value, benchmark::Counter::kAvgIterations);
+  }
+}
+
+//------------------------------------------------------------------------------
+// write_summaries, taken apart, on one file of the sweep
+//------------------------------------------------------------------------------
+
+// The sweep's rows, written once (2 threads, no summaries) and deleted at exit.
+class RowsFile {
+ public:
+  RowsFile()
+      : path_(std::filesystem::temp_directory_path() /
+              fmt::format("pfmab_pipeline_bench_{}_rows.h5", ::getpid())) {
+    std::filesystem::remove(path_);
+    pfmab::io::ResultsWriter writer(path_, experiment(), cells(), false);
+    pfmab::sim::RunOptions o;
+    o.seed = experiment().seed;
+    o.replications = experiment().replications;
+    o.threads = 2;
+    pfmab::sim::run_sweep(cells(), o,
+                          [&](std::size_t c, std::uint64_t, pfmab::sim::ReplicationResult&& r) {
+                            writer.append(c, r);
+                          });
+  }
+  ~RowsFile() { std::filesystem::remove(path_); }
+  const std::filesystem::path& path() const { return path_; }
+
+ private:
+  std::filesystem::path path_;
+};
+
+const std::filesystem::path& rows_file() {
+  static const RowsFile file;
+  return file.path();
+}
+
+// The engine's own write_summaries on the rows file (reopened as a resumed
+// run outside the timing; its writes of the summary datasets included).
+void BM_Summaries_Engine(benchmark::State& state) {
+  const auto& path = rows_file();
+  for (auto _ : state) {
+    state.PauseTiming();
+    {
+      pfmab::io::ResultsWriter writer(path, experiment(), cells(), false);
+      state.ResumeTiming();
+      writer.write_summaries();
+      state.PauseTiming();
+    }
+    state.ResumeTiming();
+  }
+}
+
+void register_all() {
+  const auto suffix = fmt::format("/replications:{}", replications);
+  for (const auto& [name, fn] : {std::pair{"BM_Sweep_NoOutput", &BM_Sweep_NoOutput},
+                                 {"BM_Sweep_Hdf5", &BM_Sweep_Hdf5},
+                                 {"BM_Sweep_Hdf5Report", &BM_Sweep_Hdf5Report},
+                                 {"BM_Sweep_Paired", &BM_Sweep_Paired}}) {
+    benchmark::RegisterBenchmark((std::string(name) + suffix).c_str(), fn)
+        ->ArgName("threads")
+        ->Arg(1)
+        ->Arg(2)
+        ->Iterations(1)  // one iteration is a whole sweep
+        ->Unit(benchmark::kMillisecond)
+        ->UseRealTime();
+  }
+  benchmark::RegisterBenchmark((std::string("BM_Summaries_Engine") + suffix).c_str(),
+                               BM_Summaries_Engine)
+      ->Unit(benchmark::kMillisecond)
+      ->UseRealTime();
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  // This program's own flag, taken out before Benchmark sees the others.
+  constexpr std::string_view flag = "--replications=";
+  int kept = 1;
+  for (int i = 1; i < argc; ++i) {
+    const std::string_view arg = argv[i];
+    if (arg.starts_with(flag)) {
+      replications = std::strtoull(argv[i] + flag.size(), nullptr, 10);
+      if (replications == 0) {
+        std::cerr << "pfmab_pipeline_bench: --replications must be at least 1\n";
+        return 2;
+      }
+    } else {
+      argv[kept++] = argv[i];
+    }
+  }
+  argc = kept;
+  benchmark::Initialize(&argc, argv);
+  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
+  register_all();
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+  return check_failed ? 1 : 0;
+}
