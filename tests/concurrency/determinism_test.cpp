@@ -13,6 +13,7 @@
 
 #include "pfmab/io/experiment.hpp"
 #include "pfmab/io/results_file.hpp"
+#include "pfmab/io/writer_thread.hpp"
 #include "pfmab/model/means_table.hpp"
 #include "pfmab/sim/barrier.hpp"
 #include "pfmab/sim/runner.hpp"
@@ -114,7 +115,7 @@ TEST(Determinism, ThousandClientsOnTwoThreadsComplete) {
 }
 
 TEST(Determinism, StreamedFileHoldsTheSameResultsAtAnyThreadCount) {
-  // The pipeline's in-order stage writes from whichever thread runs it; the
+  // Results cross from the pipeline's workers to the writer's own thread; the
   // file must hold exactly the in-memory results, in order, every time.
   toml::table overrides;
   toml::table instance;
@@ -139,8 +140,13 @@ TEST(Determinism, StreamedFileHoldsTheSameResultsAtAnyThreadCount) {
     options.threads = threads;
     {
       io::ResultsWriter writer(path, experiment, cells, false);
-      run_sweep(cells, options,
-                [&](std::size_t c, std::uint64_t, ReplicationResult&& r) { writer.append(c, r); });
+      {
+        io::WriterThread writing(writer);  // as pfmab run -o feeds it
+        run_sweep(cells, options, [&](std::size_t c, std::uint64_t, ReplicationResult&& r) {
+          writing.push(c, std::move(r));
+        });
+        writing.finish();
+      }
       writer.write_summaries();
     }
     const io::ResultsReader reader(path);
