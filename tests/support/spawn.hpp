@@ -1,7 +1,7 @@
 #pragma once
 
 // A program started in the background (posix_spawn) that a test can signal,
-// poll and wait for: the asynchronous counterpart of run_cli.
+// poll and wait for; run_cli is its synchronous use.
 #include <fcntl.h>
 #include <spawn.h>
 #include <sys/wait.h>
@@ -24,9 +24,14 @@
 
 #include <signal.h>
 
-#include "run_cli.hpp"
-
 namespace pfmab::testing {
+
+// What a finished program printed, and how it ended.
+struct CliResult {
+  int exit_code = -1;  // or 128 + the signal that ended it
+  std::string out;
+  std::string err;
+};
 
 class Spawned {
  public:
@@ -84,7 +89,6 @@ class Spawned {
     cleanup_files();
   }
 
-  pid_t pid() const { return pid_; }
   std::chrono::steady_clock::duration elapsed() const {
     return std::chrono::steady_clock::now() - started_;
   }
