@@ -5,13 +5,15 @@
 //
 //   BM_Sweep_NoOutput     what `pfmab run` does without -o: a CellAccumulator
 //                         and the digest, per replication
-//   BM_Sweep_Hdf5         what `pfmab run -o` does to write: ResultsWriter
-//                         created, fed through its WriterThread, write_summaries(),
-//                         closed (the file, in the temp folder, is deleted
-//                         after each iteration, outside the timing)
-//   BM_Sweep_Hdf5Report   the same plus reading the file back for the printed
-//                         report and digest, as `pfmab run -o` does at the end
-//   BM_Sweep_Paired       NoOutput and Hdf5 back to back in every iteration:
+//   BM_Sweep_Hdf5         what a new `pfmab run -o` does: the same, and every
+//                         result pushed to the WriterThread of a ResultsWriter
+//                         created for it, write_summaries(), closed (the file,
+//                         in the temp folder, is deleted after each iteration,
+//                         outside the timing)
+//   BM_Sweep_Hdf5ReadBack the same plus reading the file back for the report
+//                         and digest, as `pfmab summary` and a resumed
+//                         `pfmab run -o` do
+//   BM_Sweep_Paired       NoOutput, Hdf5, Hdf5, NoOutput in every iteration:
 //                         their ratio, robust to the machine's drift
 //
 // and, on a file of the same sweep written once, what write_summaries() pays
@@ -124,8 +126,8 @@ void fail(benchmark::State& state, const std::string& message) {
 
 double seconds(Clock::duration d) { return std::chrono::duration<double>(d).count(); }
 
-// The digest of the NoOutput run, which the Hdf5Report run must reproduce
-// from the file (empty until NoOutput has run).
+// The digest of the NoOutput run, which the HDF5 runs must reproduce, the
+// ReadBack run from the file (empty until NoOutput has run).
 std::string& expected_digest() {
   static std::string digest;
   return digest;
@@ -147,20 +149,38 @@ void report(benchmark::State& state, const std::vector<std::pair<const char*, do
 // No output: accumulator and digest, as `pfmab run` without -o
 //------------------------------------------------------------------------------
 
+// What the sink of `pfmab run` keeps for its printed report, with or
+// without -o: an accumulator per cell and the digest.
+class RunReport {
+ public:
+  RunReport() {
+    for (const auto& cell : cells()) accumulators_.emplace_back(describe(cell));
+  }
+  void add(std::size_t cell, const pfmab::sim::ReplicationResult& r) {
+    accumulators_[cell].add(r);
+    r.add_to(digest_);
+  }
+  // The report, observed, and the digest.
+  std::string finish() const {
+    for (const auto& a : accumulators_) benchmark::DoNotOptimize(a.report());
+    return digest_.hex();
+  }
+
+ private:
+  std::vector<pfmab::io::CellAccumulator> accumulators_;
+  pfmab::Digest digest_;
+};
+
 // One sweep as `pfmab run` without -o; returns the digest.
 std::string sweep_no_output(const pfmab::sim::RunOptions& run, double& sink_s) {
-  std::vector<pfmab::io::CellAccumulator> accumulators;
-  for (const auto& cell : cells()) accumulators.emplace_back(describe(cell));
-  pfmab::Digest digest;
+  RunReport report;
   pfmab::sim::run_sweep(cells(), run,
                         [&](std::size_t c, std::uint64_t, pfmab::sim::ReplicationResult&& r) {
                           const auto start = Clock::now();
-                          accumulators[c].add(r);
-                          r.add_to(digest);
+                          report.add(c, r);
                           sink_s += seconds(Clock::now() - start);
                         });
-  for (const auto& a : accumulators) benchmark::DoNotOptimize(a.report());
-  return digest.hex();
+  return report.finish();
 }
 
 void BM_Sweep_NoOutput(benchmark::State& state) {
@@ -177,25 +197,20 @@ void BM_Sweep_NoOutput(benchmark::State& state) {
 // HDF5: ResultsWriter as `pfmab run -o` drives it
 //------------------------------------------------------------------------------
 
-// Reads the file back for the report and digest, as `pfmab run -o` does.
-std::string read_back(const std::filesystem::path& path) {
-  const auto [reports, digest] = pfmab::io::read_reports(pfmab::io::ResultsReader(path));
-  benchmark::DoNotOptimize(reports.data());
-  return digest;
-}
-
 // Seconds spent in each step of an HDF5 run, summed over runs.
 struct Hdf5Times {
   double create = 0.0, sweep = 0.0, sink = 0.0, summaries = 0.0, close = 0.0, read = 0.0;
 };
 
-// One sweep as `pfmab run -o` does it (`read_report`: with the read-back at
-// the end); returns the digest read back, or "" without it. The file is
-// deleted by the caller.
+// One sweep as a new `pfmab run -o` does it; returns the run's digest.
+// `read_back`: then also reads the file back, as `pfmab summary` and a
+// resumed `pfmab run -o` do, and returns the file's digest instead. The file
+// is deleted by the caller.
 std::string sweep_hdf5(const pfmab::sim::RunOptions& run, const std::filesystem::path& path,
-                       bool read_report, Hdf5Times& times) {
+                       bool read_back, Hdf5Times& times) {
   const auto t0 = Clock::now();
   Clock::time_point t1, t2, t3;
+  RunReport report;
   {
     pfmab::io::ResultsWriter writer(path, experiment(), cells(), false);
     t1 = Clock::now();
@@ -204,6 +219,7 @@ std::string sweep_hdf5(const pfmab::sim::RunOptions& run, const std::filesystem:
       pfmab::sim::run_sweep(cells(), run,
                             [&](std::size_t c, std::uint64_t, pfmab::sim::ReplicationResult&& r) {
                               const auto start = Clock::now();
+                              report.add(c, r);
                               writing.push(c, std::move(r));
                               times.sink += seconds(Clock::now() - start);
                             });
@@ -213,30 +229,32 @@ std::string sweep_hdf5(const pfmab::sim::RunOptions& run, const std::filesystem:
     writer.write_summaries();
     t3 = Clock::now();
   }  // ~ResultsWriter: flush, close
+  auto digest = report.finish();
   const auto t4 = Clock::now();
   times.create += seconds(t1 - t0);
   times.sweep += seconds(t2 - t1);
   times.summaries += seconds(t3 - t2);
   times.close += seconds(t4 - t3);
-  if (!read_report) return "";
-  auto digest = read_back(path);
+  if (!read_back) return digest;
+  const auto [reports, file_digest] = pfmab::io::read_reports(pfmab::io::ResultsReader(path));
+  benchmark::DoNotOptimize(reports.data());
   times.read += seconds(Clock::now() - t4);
-  return digest;
+  return file_digest;
 }
 
-void sweep_hdf5(benchmark::State& state, bool read_report) {
+void sweep_hdf5(benchmark::State& state, bool read_back) {
   const auto path = output_path();
   std::filesystem::remove(path);
   Hdf5Times times;
   std::string digest_hex;
   for (auto _ : state) {
-    digest_hex = sweep_hdf5(options(state), path, read_report, times);
+    digest_hex = sweep_hdf5(options(state), path, read_back, times);
     state.PauseTiming();
     std::filesystem::remove(path);
     state.ResumeTiming();
   }
-  if (read_report && !expected_digest().empty() && digest_hex != expected_digest()) {
-    fail(state, fmt::format("digest {} read back differs from the run's {}", digest_hex,
+  if (!expected_digest().empty() && digest_hex != expected_digest()) {
+    fail(state, fmt::format("digest {} differs from the run without output's {}", digest_hex,
                             expected_digest()));
   }
   std::vector<std::pair<const char*, double>> parts{{"create_s", times.create},
@@ -244,46 +262,45 @@ void sweep_hdf5(benchmark::State& state, bool read_report) {
                                                     {"sink_s", times.sink},
                                                     {"summaries_s", times.summaries},
                                                     {"close_s", times.close}};
-  if (read_report) parts.emplace_back("read_s", times.read);
+  if (read_back) parts.emplace_back("read_s", times.read);
   report(state, parts);
 }
 
 void BM_Sweep_Hdf5(benchmark::State& state) { sweep_hdf5(state, false); }
-void BM_Sweep_Hdf5Report(benchmark::State& state) { sweep_hdf5(state, true); }
+void BM_Sweep_Hdf5ReadBack(benchmark::State& state) { sweep_hdf5(state, true); }
 
-// The two runs back to back in every iteration, in alternating order, so
-// that their ratio is taken seconds apart: on a shared machine whose speed
-// drifts, the median of `hdf5_ratio` over repetitions is the figure to
-// quote. hdf5_ratio = (HDF5 run, as BM_Sweep_Hdf5) / (run without output);
-// sweep_ratio the same for the sweeps alone (append() against the
-// accumulator and digest, write_summaries excluded).
+// The two runs in every iteration in the order none, HDF5, HDF5, none, so
+// that their ratio is taken seconds apart and neither a drift of the shared
+// machine's speed nor the order of the runs favours one side: the median of
+// `hdf5_ratio` over repetitions is the figure to quote. hdf5_ratio = (the
+// HDF5 runs, as BM_Sweep_Hdf5) / (the runs without output); sweep_ratio the
+// same for the sweeps alone (append() against the accumulator and digest,
+// write_summaries excluded).
 void BM_Sweep_Paired(benchmark::State& state) {
-  static std::uint64_t calls = 0;  // alternates the order across repetitions
   const auto path = output_path();
   std::filesystem::remove(path);
   double ratio = 0.0, sweep_ratio = 0.0, none_s = 0.0, hdf5_s = 0.0, summaries_s = 0.0;
   for (auto _ : state) {
     double sink_s = 0.0, none = 0.0, hdf5 = 0.0;
     Hdf5Times times;
-    for (int k = 0; k < 2; ++k) {
+    for (const bool write : {false, true, true, false}) {
       const auto start = Clock::now();
-      if ((k + calls) % 2 == 0) {
+      if (!write) {
         benchmark::DoNotOptimize(sweep_no_output(options(state), sink_s));
-        none = seconds(Clock::now() - start);
+        none += seconds(Clock::now() - start);
       } else {
         sweep_hdf5(options(state), path, false, times);
-        hdf5 = seconds(Clock::now() - start);
+        hdf5 += seconds(Clock::now() - start);
         state.PauseTiming();
         std::filesystem::remove(path);
         state.ResumeTiming();
       }
     }
-    ++calls;
     ratio += hdf5 / none;
     sweep_ratio += times.sweep / none;
-    none_s += none;
-    hdf5_s += hdf5;
-    summaries_s += times.summaries;
+    none_s += none / 2;
+    hdf5_s += hdf5 / 2;
+    summaries_s += times.summaries / 2;
   }
   for (const auto& [name, value] : {std::pair{"hdf5_ratio", ratio},
                                     {"sweep_ratio", sweep_ratio},
@@ -347,7 +364,7 @@ void register_all() {
   const auto suffix = fmt::format("/replications:{}", replications);
   for (const auto& [name, fn] : {std::pair{"BM_Sweep_NoOutput", &BM_Sweep_NoOutput},
                                  {"BM_Sweep_Hdf5", &BM_Sweep_Hdf5},
-                                 {"BM_Sweep_Hdf5Report", &BM_Sweep_Hdf5Report},
+                                 {"BM_Sweep_Hdf5ReadBack", &BM_Sweep_Hdf5ReadBack},
                                  {"BM_Sweep_Paired", &BM_Sweep_Paired}}) {
     benchmark::RegisterBenchmark((std::string(name) + suffix).c_str(), fn)
         ->ArgName("threads")

@@ -217,12 +217,9 @@ int run_command(const RunFlags& f) {
     std::optional<io::WriterThread> writing;
     if (writer) writing.emplace(*writer);
     sim::run_sweep(cells, options, [&](std::size_t c, std::uint64_t, sim::ReplicationResult&& r) {
-      if (writing) {
-        writing->push(c, std::move(r));
-      } else {
-        accumulators[c].add(r);
-        r.add_to(digest);
-      }
+      accumulators[c].add(r);
+      r.add_to(digest);
+      if (writing) writing->push(c, std::move(r));
     });
     if (writing) writing->finish();
   }
@@ -241,9 +238,13 @@ int run_command(const RunFlags& f) {
     }
     return 130;
   }
+  const bool resumed = writer && writer->resumed();
   if (writer) {
     writer->write_summaries();
     writer.reset();
+  }
+  if (resumed) {
+    // the replications of earlier runs are only in the file
     const auto [reports, file_digest] = io::read_reports(io::ResultsReader(f.output));
     print(f.json, experiment.seed, file_digest, reports);
   } else {

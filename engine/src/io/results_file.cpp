@@ -152,11 +152,10 @@ std::vector<std::vector<double>> read_columns(hid_t set, hsize_t rows, hsize_t f
   for (hsize_t r = 0; r < rows; r += block) {
     const auto n = std::min(block, rows - r);
     const auto values = h5::read_block<T>(set, r, n, first, count);
-    for (hsize_t i = 0; i < n; ++i) {
-      for (hsize_t j = 0; j < count; ++j) {
+    tbb::parallel_for(hsize_t{0}, count, [&](hsize_t j) {
+      for (hsize_t i = 0; i < n; ++i)
         columns[j][r + i] = static_cast<double>(values[i * count + j]);
-      }
-    }
+    });
   }
   return columns;
 }

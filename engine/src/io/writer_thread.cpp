@@ -1,16 +1,18 @@
 #include "pfmab/io/writer_thread.hpp"
 
+#include <utility>
+
 namespace pfmab::io {
 
 WriterThread::WriterThread(ResultsWriter& writer) : writer_(writer) {
   queue_.set_capacity(capacity);
   thread_ = std::thread([this] {
-    for (Item item;;) {
-      queue_.pop(item);
-      if (item.last) return;
+    for (Batch batch;;) {
+      queue_.pop(batch);
+      if (batch.empty()) return;
       if (error_) continue;  // keep draining so that push() never blocks forever
       try {
-        writer_.append(item.cell, std::move(item.result));
+        for (auto& item : batch) writer_.append(item.cell, std::move(item.result));
       } catch (...) {
         error_ = std::current_exception();
       }
@@ -20,16 +22,26 @@ WriterThread::WriterThread(ResultsWriter& writer) : writer_(writer) {
 
 WriterThread::~WriterThread() {
   if (!thread_.joinable()) return;
-  queue_.push(Item{0, {}, true});
+  hand_over();
+  queue_.push(Batch{});
   thread_.join();
 }
 
 void WriterThread::push(std::size_t cell, sim::ReplicationResult result) {
-  queue_.push(Item{cell, std::move(result), false});
+  const auto now = std::chrono::steady_clock::now();
+  if (batch_.empty()) batch_started_ = now;
+  batch_.push_back(Item{cell, std::move(result)});
+  if (batch_.size() >= batch_size || now - batch_started_ >= max_wait) hand_over();
+}
+
+void WriterThread::hand_over() {
+  if (batch_.empty()) return;
+  queue_.push(std::exchange(batch_, Batch{}));
 }
 
 void WriterThread::finish() {
-  queue_.push(Item{0, {}, true});
+  hand_over();
+  queue_.push(Batch{});
   thread_.join();
   if (error_) std::rethrow_exception(error_);
 }

@@ -21,7 +21,8 @@ struct Summary {
 Summary summarize(std::span<const double> values);
 
 // The q-quantiles of `values` for each q in `levels`, by linear interpolation
-// between order statistics (numpy's default, Hyndman-Fan type 7).
+// between order statistics (numpy's default, Hyndman-Fan type 7): exact, by
+// selection (no sort), NaN for no values.
 std::vector<double> quantiles(std::vector<double> values, std::span<const double> levels);
 
 }  // namespace pfmab::stats
