@@ -2,11 +2,14 @@
 
 #include <utility>
 
+#include <pthread.h>
+
 namespace pfmab::io {
 
 WriterThread::WriterThread(ResultsWriter& writer) : writer_(writer) {
   queue_.set_capacity(capacity);
   thread_ = std::thread([this] {
+    pthread_setname_np(pthread_self(), "pfmab-writer");  // as top -H and perf show it
     for (Batch batch;;) {
       queue_.pop(batch);
       if (batch.empty()) return;
