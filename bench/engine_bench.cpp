@@ -148,10 +148,15 @@ BENCHMARK(BM_ExplorePerPull_Bernoulli)->ArgName("rounds")->Arg(1000)->Arg(16)->U
 // draws. One thread, like the raw draw: run_replication's task_group runs in
 // a one-slot arena, so the calling thread does all the work.
 void replication(benchmark::State& state, RewardKind kind) {
-  const pfmab::sim::Cell cell(
-      pfmab::sim::CellSpec{
-          synthetic_instance(kind), 0.5, {}, 1'000'000, 1.0, {}, "synthetic_4x9.csv"},
-      0);
+  const pfmab::sim::Cell cell(pfmab::sim::CellSpec{synthetic_instance(kind),
+                                                   0.5,
+                                                   {},
+                                                   1'000'000,
+                                                   1.0,
+                                                   {},
+                                                   pfmab::sim::Fidelity::per_pull,
+                                                   "synthetic_4x9.csv"},
+                              0);
   tbb::task_arena arena(1);
   std::uint64_t next = 0;  // a new replication every iteration
   std::int64_t pulls = 0, phases = 0;

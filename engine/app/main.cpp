@@ -36,7 +36,7 @@ extern "C" void request_stop(int) { stop_requested.store(true); }
 // The experiment's flags: each one given replaces the file's value.
 struct ExperimentFlags {
   std::string file;
-  std::string means_file, means_inline, horizon, replications, rewards, schedule, log_term;
+  std::string means_file, means_inline, horizon, replications, rewards, schedule, log_term, mode;
   std::vector<double> alphas;
   std::uint64_t seed = 0;
   double sigma = 0, comm_cost = 0, lambda = 0, schedule_factor = 0, confidence_constant = 0;
@@ -83,6 +83,9 @@ void add_experiment_flags(CLI::App& app, ExperimentFlags& f) {
           ->check(CLI::Number));
   add("algorithm.log_term",
       app.add_option("--log-term", f.log_term, "L in B_p: T (log T) or MT (log(MT))"));
+  add("mode", app.add_option("--mode", f.mode,
+                             "aggregated (one draw per arm and run, cost independent of T) or "
+                             "per-pull (one draw per pull)"));
 }
 
 // Sets `value` at a dotted key of `table`, creating the sub-table.
@@ -124,7 +127,8 @@ io::Experiment load(const ExperimentFlags& f) {
                              : parse_count(name == "--horizon" ? f.horizon : f.replications,
                                            name == "--horizon" ? "horizon T" : "replications");
       set(overrides, key, toml::value<std::int64_t>(static_cast<std::int64_t>(count)));
-    } else if (name == "--rewards" || name == "--schedule" || name == "--log-term") {
+    } else if (name == "--rewards" || name == "--schedule" || name == "--log-term" ||
+               name == "--mode") {
       set(overrides, key, toml::value<std::string>(option->as<std::string>()));
     } else {
       set(overrides, key, toml::value<double>(option->as<double>()));

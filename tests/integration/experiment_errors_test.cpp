@@ -262,12 +262,12 @@ std::vector<BadExperiment> bad_experiments() {
        7,
        "algorithm.log_term",
        {"'X'", "MT"}},
-      {"mode_aggregated_not_available",
-       {"mode = \"aggregated\"", "horizon = 50", "replications = 1", "alpha = 0.5", "[instance]",
+      {"mode_unknown",
+       {"mode = \"exact\"", "horizon = 50", "replications = 1", "alpha = 0.5", "[instance]",
         "means = [[0.1, 0.2], [0.3, 0.4]]"},
        1,
        "mode",
-       {"'aggregated'", "not available", "per-pull"}},
+       {"unknown mode 'exact'", "aggregated", "per-pull"}},
 
       // --- means files (relative to exp.toml) -----------------------------------------
       {"means_csv_missing",

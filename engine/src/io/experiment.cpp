@@ -247,7 +247,7 @@ const toml::table& default_values() {
     horizon = 1000000
     alpha = [0.0, 0.2, 0.5, 0.9, 1.0]
     comm_cost = 1.0
-    mode = "per-pull"
+    mode = "aggregated"
     [instance]
     rewards = "gaussian"
     sigma = 1.0
@@ -326,11 +326,8 @@ Experiment load_experiment(const std::optional<std::filesystem::path>& file,
 
   experiment.seed = reader.count(get("seed"), "seed", 0);
   experiment.replications = reader.count(get("replications"), "replications", 1);
-  const auto mode = reader.string(get("mode"), "mode");
-  if (mode != "per-pull") {
-    reader.fail(get("mode"), "mode",
-                fmt::format("'{}' is not available (expected 'per-pull')", mode));
-  }
+  const auto fidelity = reader.at(
+      get("mode"), "mode", [&] { return sim::parse_fidelity(reader.string(get("mode"), "mode")); });
   // A replication's series grow with the grid: keep them small.
   constexpr std::uint64_t max_points = 100'000;
   sim::CheckpointSpec checkpoints;
@@ -432,7 +429,7 @@ Experiment load_experiment(const std::optional<std::filesystem::path>& file,
   std::vector<std::size_t> at(sizes.size(), 0);
   experiment.canonical = {{"seed", experiment.seed},
                           {"replications", experiment.replications},
-                          {"mode", mode},
+                          {"mode", sim::to_string(fidelity)},
                           {"checkpoints", {checkpoints.log_points, checkpoints.linear_points}},
                           {"cells", nlohmann::json::array()}};
   while (true) {
@@ -446,6 +443,7 @@ Experiment load_experiment(const std::optional<std::filesystem::path>& file,
     spec.params.confidence_constant = constants[at[10]];
     spec.params.log_term = log_terms[at[11]];
     spec.checkpoints = checkpoints;
+    spec.fidelity = fidelity;
     const auto index = experiment.cells.size();
     try {
       sim::Cell(spec, index);  // every combined constraint, e.g. log T schedules need T >= 2

@@ -103,7 +103,7 @@ class Replication {
     std::vector<double> sums(cell_.instance().arms());
     for (const auto& run : {plays_[m][0], plays_[m][1]}) {
       if (run.rounds == 0) continue;
-      explore_per_pull(cell_.instance(), m, streams_[m], run, sums);
+      draw_reward_sums(cell_.spec().fidelity, cell_.instance(), m, streams_[m], run, sums);
       for (std::size_t i = 0; i < run.arms.size(); ++i)
         client.record(run.arms[i], run.rounds, sums[i]);
     }

@@ -9,6 +9,7 @@
 #include "pfmab/algorithms/pf_ucb.hpp"
 #include "pfmab/model/instance.hpp"
 #include "pfmab/model/mixed_model.hpp"
+#include "pfmab/sim/exploration.hpp"
 
 namespace pfmab::sim {
 
@@ -26,6 +27,7 @@ struct CellSpec {
   std::uint64_t horizon = 1'000'000;
   double comm_cost = 1.0;  // C, regret per client per communication round
   CheckpointSpec checkpoints;
+  Fidelity fidelity = Fidelity::aggregated;
   std::string instance_name = "inline";  // where the means came from
 };
 

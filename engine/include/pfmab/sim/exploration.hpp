@@ -2,6 +2,7 @@
 
 #include <cstddef>
 #include <span>
+#include <string_view>
 
 #include <pcg_random.hpp>
 
@@ -10,10 +11,30 @@
 
 namespace pfmab::sim {
 
-// Per-pull fidelity: client `client` pulls run.arms round robin for
-// run.rounds cycles, drawing every reward from `stream` in slot order;
-// sums[i] receives the reward sum of run.arms[i] (run.rounds pulls).
+// How an exploration run's rewards are drawn (DESIGN section 4). PF-UCB
+// reads only each arm's reward sum at the end of a phase, so both modes give
+// every decision, and so every series, the same distribution.
+enum class Fidelity {
+  per_pull,    // every pull draws its reward: cost grows with T
+  aggregated,  // each arm's sum over the run is drawn at once: cost independent of T
+};
+
+std::string_view to_string(Fidelity fidelity);   // "per-pull", "aggregated"
+Fidelity parse_fidelity(std::string_view name);  // throws UserError
+
+// Client `client` pulls run.arms round robin for run.rounds cycles; sums[i]
+// receives the reward sum of run.arms[i] (run.rounds pulls), drawn from
+// `stream` as `fidelity` says.
+void draw_reward_sums(Fidelity fidelity, const model::Instance& instance, std::size_t client,
+                      pcg32& stream, const RoundRobin& run, std::span<double> sums);
+
+// Per-pull: every reward drawn in slot order.
 void explore_per_pull(const model::Instance& instance, std::size_t client, pcg32& stream,
                       const RoundRobin& run, std::span<double> sums);
+
+// Aggregated: one draw per arm from the exact law of a sum of n = run.rounds
+// rewards, in arm order: N(n mu, n sigma^2) or Binomial(n, mu).
+void explore_aggregated(const model::Instance& instance, std::size_t client, pcg32& stream,
+                        const RoundRobin& run, std::span<double> sums);
 
 }  // namespace pfmab::sim

@@ -1,0 +1,53 @@
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "pfmab/algorithms/pf_ucb.hpp"
+#include "pfmab/model/instance.hpp"
+#include "pfmab/model/mixed_model.hpp"
+#include "pfmab/model/reward_family.hpp"
+
+namespace pfmab::theory {
+
+// The paper's theory for one cell (Sections 3 and 5).
+//
+// Arms tied with a client's optimum count as optimal for it (the paper
+// assumes a unique optimal arm per client).
+struct Bounds {
+  // Theorem 1: liminf R(T) / log T >= theorem1_constant for any consistent
+  // algorithm. The KL divergences are taken within the reward family: kl of
+  // Y_{k,m} against Y_{k'*,m} is the divergence between client m's reward
+  // law of arm k at mean mu_{k,m} and at the mean that makes its mixed mean
+  // mu'_{k'*,m} (mu_{k,m} + Delta'_{k,m} / beta); likewise for Z^m_{k,n} with
+  // gamma and Delta'_{k,n}. For Gaussian rewards that is the paper's
+  // (Delta')^2 / (2 beta^2 sigma^2); for Bernoulli rewards the divergence is
+  // infinite (the term 0) when that mean exceeds 1.
+  double theorem1_constant = 0.0;
+  // Corollary 1 as printed (Gaussian rewards; sigma^2 times the paper's
+  // unit-variance terms; Delta'_k = min over every n with k'*_n != k). NaN for
+  // Bernoulli rewards.
+  double corollary1_constant = 0.0;
+  double log_horizon = 0.0;  // log T
+  // Theorem 2 (Eqn. (10)) at T for the cell's schedule f(p) and costs: an
+  // upper bound on PF-UCB's R(T). NaN when it does not apply (see note).
+  double theorem2_upper = 0.0;
+  std::string theorem2_note;  // why theorem2_upper is NaN; empty otherwise
+
+  double theorem1_lower() const { return theorem1_constant * log_horizon; }
+  double corollary1_lower() const { return corollary1_constant * log_horizon; }
+};
+
+// The divergence between the family's reward law at mean `mu` and at mean
+// `mu + shift` (shift > 0): shift^2 / (2 sigma^2), or the Bernoulli
+// kl(mu, mu + shift), infinite past 1.
+double kl_shifted(const model::RewardFamily& family, double mu, double shift);
+
+// Theorem 2 needs more phases than this before some arm's elimination is
+// guaranteed (constant schedules with tiny gaps): not evaluated.
+inline constexpr std::uint64_t kMaxBoundPhases = 1'000'000;
+
+Bounds compute_bounds(const model::Instance& instance, const model::MixedModel& mixed,
+                      const algorithms::PfUcbRule& rule, std::uint64_t horizon, double comm_cost);
+
+}  // namespace pfmab::theory
