@@ -101,17 +101,6 @@ pfmab::sim::RunOptions options(const benchmark::State& state) {
   return o;
 }
 
-pfmab::io::CellReport describe(const pfmab::sim::Cell& cell) {
-  pfmab::io::CellReport d;
-  d.algorithm = "pf-ucb";
-  d.alpha = cell.spec().alpha;
-  d.clients = cell.instance().clients();
-  d.arms = cell.instance().arms();
-  d.horizon = cell.horizon();
-  d.requested = experiment().replications;
-  return d;
-}
-
 std::filesystem::path output_path() {
   return std::filesystem::temp_directory_path() /
          fmt::format("pfmab_pipeline_bench_{}.h5", ::getpid());
@@ -154,7 +143,8 @@ void report(benchmark::State& state, const std::vector<std::pair<const char*, do
 class RunReport {
  public:
   RunReport() {
-    for (const auto& cell : cells()) accumulators_.emplace_back(describe(cell));
+    for (const auto& cell : cells())
+      accumulators_.emplace_back(pfmab::io::describe(cell, experiment().replications));
   }
   void add(std::size_t cell, const pfmab::sim::ReplicationResult& r) {
     accumulators_[cell].add(r);

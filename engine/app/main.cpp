@@ -150,18 +150,6 @@ std::vector<sim::Cell> make_cells(const io::Experiment& experiment) {
   return cells;
 }
 
-io::CellReport describe(const sim::Cell& cell, std::uint64_t requested) {
-  io::CellReport d;
-  d.algorithm = "pf-ucb";
-  d.alpha = cell.spec().alpha;
-  d.clients = cell.instance().clients();
-  d.arms = cell.instance().arms();
-  d.horizon = cell.horizon();
-  d.schedule = algorithms::describe(cell.spec().params.schedule);
-  d.requested = requested;
-  return d;
-}
-
 void print(bool json, std::uint64_t seed, const std::string& digest,
            const std::vector<io::CellReport>& reports) {
   if (json) {
@@ -211,7 +199,8 @@ int run_command(const RunFlags& f) {
   }
 
   std::vector<io::CellAccumulator> accumulators;
-  for (const auto& cell : cells) accumulators.emplace_back(describe(cell, experiment.replications));
+  for (const auto& cell : cells)
+    accumulators.emplace_back(io::describe(cell, experiment.replications));
   Digest digest;
   std::atomic<std::uint64_t> completed{0};
   options.completed = &completed;
@@ -268,6 +257,20 @@ int validate_command(const ExperimentFlags& f) {
   return 0;
 }
 
+int bounds_command(const ExperimentFlags& f, bool json) {
+  const auto experiment = load(f);
+  std::vector<io::CellReport> cells;
+  for (const auto& cell : make_cells(experiment)) {
+    cells.push_back(io::describe(cell, experiment.replications));
+  }
+  if (json) {
+    std::cout << io::bounds_json(cells).dump() << '\n';
+  } else {
+    io::print_bounds_table(std::cout, cells);
+  }
+  return 0;
+}
+
 int summary_command(const std::string& path, bool json) {
   const io::ResultsReader file(path);
   const auto [reports, digest] = io::read_reports(file);
@@ -297,6 +300,13 @@ int main(int argc, char** argv) {
   auto* validate = app.add_subcommand("validate", "check an experiment without running it");
   add_experiment_flags(*validate, validate_flags);
 
+  ExperimentFlags bounds_flags;
+  bool bounds_json = false;
+  auto* bounds =
+      app.add_subcommand("bounds", "print the paper's lower and upper regret bounds per cell");
+  add_experiment_flags(*bounds, bounds_flags);
+  bounds->add_flag("--json", bounds_json, "print one JSON object instead of the table");
+
   std::string summary_path;
   bool summary_json = false;
   auto* summary = app.add_subcommand("summary", "print the summary of an output file");
@@ -319,7 +329,9 @@ int main(int argc, char** argv) {
     if (run->parsed()) return run_command(run_flags);
     if (validate->parsed()) return validate_command(validate_flags);
     if (summary->parsed()) return summary_command(summary_path, summary_json);
-    throw UserError("no subcommand given (expected run, validate or summary; see pfmab --help)");
+    if (bounds->parsed()) return bounds_command(bounds_flags, bounds_json);
+    throw UserError(
+        "no subcommand given (expected run, validate, summary or bounds; see pfmab --help)");
   } catch (const UserError& e) {
     std::cerr << "pfmab: error: " << e.what() << '\n';
     return 2;

@@ -204,6 +204,13 @@ std::vector<ErrorCase> error_cases() {
       {"missing_means", run_args({{"--means", std::nullopt}}), {"--means"}},
       {"unknown_reward_family", run_args({{"--rewards", "poisson"}}), {"'poisson'", "gaussian"}},
       {"unknown_schedule", run_args({{"--schedule", "weekly"}}), {"'weekly'", "schedule"}},
+      {"unknown_mode", run_args({{"--mode", "exact"}}), {"--mode", "'exact'", "aggregated"}},
+      {"bounds_alpha_above_one",
+       {"bounds", "--means", shared_data("synthetic_4x9.csv"), "--alpha", "1.5"},
+       {"alpha", "1.5", "[0, 1]"}},
+      {"bounds_unknown_option",
+       {"bounds", "--means", shared_data("synthetic_4x9.csv"), "--quiet"},
+       {"--quiet"}},
   };
 }
 

@@ -69,5 +69,42 @@ TEST(CliRun, TableByDefault) {
   EXPECT_NE(r.out.find("digest"), std::string::npos);
 }
 
+// The 2x2 of the bounds unit tests (alpha = 0.5, Gaussian): Theorem 1's
+// constant is 14 (tests/unit/theory/bounds_test.cpp has the arithmetic), and
+// Theorem 2 with f(p) = 100 at T = 1000, C = 1 is 4858.50.
+const std::vector<std::string> kBounds2x2{
+    "--means-inline", "0.9,0.5;0.3,0.6", "--alpha",  "0.5", "--horizon",   "1000",
+    "--schedule",     "constant",        "--lambda", "100", "--comm-cost", "1"};
+
+TEST(CliBounds, TableShowsEachCellsConstantsAndBounds) {
+  std::vector<std::string> args{"bounds"};
+  args.insert(args.end(), kBounds2x2.begin(), kBounds2x2.end());
+  const auto r = run_cli(args);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(r.err.empty()) << r.err;
+  EXPECT_NE(r.out.find("Th.1 const"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find(" 14.00 "), std::string::npos) << r.out;  // Theorem 1 constant
+  EXPECT_NE(r.out.find(" 96.7 "), std::string::npos) << r.out;  // 14 log 1000 = 96.709
+  EXPECT_NE(r.out.find(" 4858.5"), std::string::npos) << r.out;  // Theorem 2
+}
+
+TEST(CliBounds, JsonAndTheRunReportAgree) {
+  std::vector<std::string> args{"bounds", "--json"};
+  args.insert(args.end(), kBounds2x2.begin(), kBounds2x2.end());
+  const auto r = run_cli(args);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto b = nlohmann::json::parse(r.out)["cells"][0]["bounds"];
+  EXPECT_NEAR(b["theorem1_constant"].get<double>(), 14.0, 1e-9);
+  EXPECT_NEAR(b["theorem2_upper"].get<double>(), 4858.5009196839, 1e-6);
+
+  std::vector<std::string> run{"run", "--replications", "4", "--json"};
+  run.insert(run.end(), kBounds2x2.begin(), kBounds2x2.end());
+  const auto ran = run_cli(run);
+  ASSERT_EQ(ran.exit_code, 0) << ran.err;
+  const auto cell = nlohmann::json::parse(ran.out)["cells"][0];
+  EXPECT_EQ(cell["bounds"], b);
+  EXPECT_EQ(cell["mode"], "aggregated");  // the default
+}
+
 }  // namespace
 }  // namespace pfmab::testing

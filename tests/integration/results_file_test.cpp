@@ -42,6 +42,7 @@
 #include "pfmab/io/hdf5.hpp"
 #include "pfmab/sim/cell.hpp"
 #include "pfmab/sim/runner.hpp"
+#include "pfmab/theory/bounds.hpp"
 #include "pfmab/util/error.hpp"
 
 #include "run_cli.hpp"
@@ -273,7 +274,8 @@ TEST_F(ResultsRoundTrip, EveryFieldReadBackEqualsWhatWasWritten) {
     writer.write_summaries();
   }
   const io::ResultsReader reader(path);
-  EXPECT_EQ(reader.attribute("format"), "pfmab-results-1");
+  EXPECT_EQ(reader.attribute("format"), "pfmab-results-2");
+  EXPECT_EQ(reader.attribute("mode"), "aggregated");
   EXPECT_EQ(reader.attribute("experiment_canonical"), experiment_.canonical.dump());
   EXPECT_EQ(reader.attribute("experiment"), experiment_.text);
   EXPECT_EQ(reader.seed(), 11u);
@@ -291,6 +293,18 @@ TEST_F(ResultsRoundTrip, EveryFieldReadBackEqualsWhatWasWritten) {
     EXPECT_EQ(stored.algorithm, "pf-ucb");
     EXPECT_EQ(stored.checkpoints, cells_[c].checkpoints());
     EXPECT_EQ(stored.done, kReplications);
+    EXPECT_EQ(stored.mode, "aggregated");
+    EXPECT_EQ(stored.rewards, "gaussian");
+    // the theory, as computed for the cell
+    const auto bounds = theory::compute_bounds(cells_[c].instance(), cells_[c].measured(),
+                                               cells_[c].rule(), cells_[c].horizon(),
+                                               cells_[c].spec().comm_cost);
+    EXPECT_GT(bounds.theorem1_constant, 0.0);
+    EXPECT_EQ(stored.bounds.theorem1_constant, bounds.theorem1_constant);
+    EXPECT_EQ(stored.bounds.corollary1_constant, bounds.corollary1_constant);
+    EXPECT_EQ(stored.bounds.theorem2_upper, bounds.theorem2_upper);
+    EXPECT_EQ(stored.bounds.theorem2_note, bounds.theorem2_note);
+    EXPECT_EQ(stored.bounds.log_horizon, bounds.log_horizon);
 
     const auto all = reader.read(c, 0, kReplications);
     ASSERT_EQ(all.size(), kReplications);

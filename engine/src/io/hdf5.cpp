@@ -97,6 +97,13 @@ std::string read_string_attribute(hid_t object, const std::string& name) {
   return value;
 }
 
+double read_double_attribute(hid_t object, const std::string& name) {
+  Handle attr(H5Aopen(object, name.c_str(), H5P_DEFAULT));
+  double value = 0.0;
+  check(H5Aread(attr.get(), H5T_NATIVE_DOUBLE, &value), "H5Aread");
+  return value;
+}
+
 template <class T>
 void write_dataset(hid_t parent, const std::string& name, const std::vector<T>& values,
                    const std::vector<hsize_t>& dims) {

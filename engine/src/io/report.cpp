@@ -1,9 +1,28 @@
 #include "pfmab/io/report.hpp"
 
+#include <string>
+#include <vector>
+
 #include <fmt/format.h>
 #include <fmt/ostream.h>
 
 namespace pfmab::io {
+
+CellReport describe(const sim::Cell& cell, std::uint64_t requested) {
+  CellReport d;
+  d.algorithm = "pf-ucb";
+  d.alpha = cell.spec().alpha;
+  d.clients = cell.instance().clients();
+  d.arms = cell.instance().arms();
+  d.horizon = cell.horizon();
+  d.schedule = algorithms::describe(cell.spec().params.schedule);
+  d.rewards = model::to_string(cell.instance().rewards().kind);
+  d.mode = sim::to_string(cell.spec().fidelity);
+  d.bounds = theory::compute_bounds(cell.instance(), cell.measured(), cell.rule(), cell.horizon(),
+                                    cell.spec().comm_cost);
+  d.requested = requested;
+  return d;
+}
 
 void CellAccumulator::add(const sim::ReplicationResult& result) {
   final_regret_.push_back(result.series.regret.back());
@@ -22,6 +41,17 @@ CellReport CellAccumulator::report() const {
   return report;
 }
 
+nlohmann::json to_json(const theory::Bounds& b) {
+  auto out = nlohmann::json{{"log_T", b.log_horizon},
+                            {"theorem1_constant", b.theorem1_constant},
+                            {"theorem1_lower", b.theorem1_lower()},
+                            {"corollary1_constant", b.corollary1_constant},
+                            {"corollary1_lower", b.corollary1_lower()},
+                            {"theorem2_upper", b.theorem2_upper}};
+  if (!b.theorem2_note.empty()) out["theorem2_note"] = b.theorem2_note;
+  return out;
+}
+
 nlohmann::json to_json(std::uint64_t seed, const std::string& digest,
                        std::span<const CellReport> cells) {
   auto out = nlohmann::json::object();
@@ -36,6 +66,8 @@ nlohmann::json to_json(std::uint64_t seed, const std::string& digest,
         {"arms", c.arms},
         {"horizon", c.horizon},
         {"schedule", c.schedule},
+        {"rewards", c.rewards},
+        {"mode", c.mode},
         {"replications", c.regret.count},
         {"replications_requested", c.requested},
         {"regret",
@@ -45,6 +77,7 @@ nlohmann::json to_json(std::uint64_t seed, const std::string& digest,
         {"comm_count", {{"mean", c.comm_count_mean}}},
         {"phases", {{"mean", c.phases_mean}}},
         {"identified", c.identified},
+        {"bounds", to_json(c.bounds)},
     });
   }
   return out;
@@ -52,9 +85,11 @@ nlohmann::json to_json(std::uint64_t seed, const std::string& digest,
 
 void print_table(std::ostream& out, std::uint64_t seed, const std::string& digest,
                  std::span<const CellReport> cells) {
-  fmt::print(out, "{:<8} {:>6} {:>4} {:>4} {:>10} {:>11} {:>12} {:>25} {:>10} {:>7} {:>10}\n",
+  fmt::print(out,
+             "{:<8} {:>6} {:>4} {:>4} {:>10} {:>11} {:>12} {:>25} {:>10} {:>7} {:>10} {:>12} "
+             "{:>12}\n",
              "algo", "alpha", "M", "K", "T", "reps", "regret", "95% CI", "comm", "phases",
-             "identified");
+             "identified", "lower Th.1", "upper Th.2");
   for (const auto& c : cells) {
     // an interrupted run shows how far each cell got
     const auto reps = c.regret.count == c.requested
@@ -67,13 +102,53 @@ void print_table(std::ostream& out, std::uint64_t seed, const std::string& diges
     }
     fmt::print(out,
                "{:<8} {:>6} {:>4} {:>4} {:>10} {:>11} {:>12.1f} {:>25} {:>10.1f} {:>7.2f} "
-               "{:>9.1f}%\n",
+               "{:>9.1f}% {:>12.1f} {:>12.1f}\n",
                c.algorithm, c.alpha, c.clients, c.arms, c.horizon, reps, c.regret.mean,
                fmt::format("[{:.1f}, {:.1f}]", c.regret.ci95_low, c.regret.ci95_high),
-               c.comm_count_mean, c.phases_mean, 100.0 * c.identified);
+               c.comm_count_mean, c.phases_mean, 100.0 * c.identified, c.bounds.theorem1_lower(),
+               c.bounds.theorem2_upper);
   }
-  fmt::print(out, "seed {}  schedule f(p) = {}  digest {}\n", seed,
-             cells.empty() ? "-" : cells.front().schedule, digest);
+  fmt::print(out, "seed {}  mode {}  schedule f(p) = {}  digest {}\n", seed,
+             cells.empty() ? "-" : cells.front().mode, cells.empty() ? "-" : cells.front().schedule,
+             digest);
+}
+
+nlohmann::json bounds_json(std::span<const CellReport> cells) {
+  auto out = nlohmann::json{{"cells", nlohmann::json::array()}};
+  for (const auto& c : cells) {
+    out["cells"].push_back({{"alpha", c.alpha},
+                            {"clients", c.clients},
+                            {"arms", c.arms},
+                            {"horizon", c.horizon},
+                            {"rewards", c.rewards},
+                            {"schedule", c.schedule},
+                            {"bounds", to_json(c.bounds)}});
+  }
+  return out;
+}
+
+void print_bounds_table(std::ostream& out, std::span<const CellReport> cells) {
+  fmt::print(out,
+             "{:>6} {:>4} {:>4} {:>14} {:>9} {:>16} {:>7} {:>11} {:>11} {:>11} {:>11} {:>12}\n",
+             "alpha", "M", "K", "T", "rewards", "schedule", "log T", "Th.1 const", "Th.1 lower",
+             "Cor.1 const", "Cor.1 lower", "Th.2 upper");
+  std::vector<std::string> notes;
+  for (const auto& c : cells) {
+    const auto& b = c.bounds;
+    fmt::print(out,
+               "{:>6} {:>4} {:>4} {:>14} {:>9} {:>16} {:>7.3f} {:>11.2f} {:>11.1f} {:>11.2f} "
+               "{:>11.1f} {:>12.1f}\n",
+               c.alpha, c.clients, c.arms, c.horizon, c.rewards, c.schedule, b.log_horizon,
+               b.theorem1_constant, b.theorem1_lower(), b.corollary1_constant, b.corollary1_lower(),
+               b.theorem2_upper);
+    if (!b.theorem2_note.empty()) {
+      notes.push_back(fmt::format("alpha {}, T {}: {}", c.alpha, c.horizon, b.theorem2_note));
+    }
+  }
+  fmt::print(out,
+             "lower bounds: liminf R(T) / log T >= constant (Theorem 1, Corollary 1: Gaussian "
+             "rewards); upper: Theorem 2 at T\n");
+  for (const auto& note : notes) fmt::print(out, "Th.2 nan: {}\n", note);
 }
 
 }  // namespace pfmab::io

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cmath>
 #include <cstring>
 #include <ctime>
 #include <limits>
@@ -13,13 +14,15 @@
 #include <oneapi/tbb/parallel_for.h>
 
 #include "pfmab/stats/summary.hpp"
+#include "pfmab/theory/bounds.hpp"
 #include "pfmab/util/error.hpp"
 #include "pfmab/util/version.hpp"
 
 namespace pfmab::io {
 namespace {
 
-constexpr const char* kFormat = "pfmab-results-1";
+// 2: fidelity mode and the paper's bounds per cell
+constexpr const char* kFormat = "pfmab-results-2";
 constexpr hsize_t kChunkRows = 64;
 constexpr std::size_t kBufferRows = 256;  // rows gathered before one write per dataset
 constexpr auto kFlushInterval = std::chrono::milliseconds(500);
@@ -83,6 +86,27 @@ std::string now_utc() {
 
 std::string canonical_text(const Experiment& experiment) { return experiment.canonical.dump(); }
 
+// The paper's theory for a cell, as attributes of its group (README, "The
+// output file"): written once, when the output is created.
+void write_bounds(hid_t group, const theory::Bounds& b) {
+  h5::write_attribute(group, "theorem1_constant", b.theorem1_constant);
+  h5::write_attribute(group, "theorem1_lower_bound", b.theorem1_lower());
+  h5::write_attribute(group, "corollary1_constant", b.corollary1_constant);
+  h5::write_attribute(group, "corollary1_lower_bound", b.corollary1_lower());
+  h5::write_attribute(group, "theorem2_upper_bound", b.theorem2_upper);
+  h5::write_attribute(group, "theorem2_note", b.theorem2_note);
+}
+
+theory::Bounds read_bounds(hid_t group, std::uint64_t horizon) {
+  theory::Bounds b;
+  b.log_horizon = std::log(static_cast<double>(horizon));
+  b.theorem1_constant = h5::read_double_attribute(group, "theorem1_constant");
+  b.corollary1_constant = h5::read_double_attribute(group, "corollary1_constant");
+  b.theorem2_upper = h5::read_double_attribute(group, "theorem2_upper_bound");
+  b.theorem2_note = h5::read_string_attribute(group, "theorem2_note");
+  return b;
+}
+
 void create_cell(hid_t file, std::size_t index, const sim::Cell& cell,
                  const nlohmann::json& canonical) {
   const auto name = group_name(index);
@@ -105,6 +129,8 @@ void create_cell(hid_t file, std::size_t index, const sim::Cell& cell,
   h5::write_attribute(group.get(), "log_term", params["log_term"].get<std::string>());
   h5::write_attribute(group.get(), "clients", std::uint64_t{cell.instance().clients()});
   h5::write_attribute(group.get(), "arms", std::uint64_t{cell.instance().arms()});
+  write_bounds(group.get(), theory::compute_bounds(cell.instance(), cell.measured(), cell.rule(),
+                                                   cell.horizon(), spec.comm_cost));
 
   const auto m = cell.instance().clients(), k = cell.instance().arms();
   std::vector<double> means;
@@ -212,6 +238,7 @@ OutputLock build_new_output(const std::filesystem::path& path, const Experiment&
     h5::write_attribute(root, "git_commit", std::string(git_commit()));
     h5::write_attribute(root, "created", now_utc());
     h5::write_attribute(root, "seed", experiment.seed);
+    h5::write_attribute(root, "mode", experiment.canonical["mode"].get<std::string>());
     h5::write_attribute(root, "replications", experiment.replications);
     h5::write_attribute(root, "source", experiment.source);
     h5::write_attribute(root, "experiment", experiment.text);
@@ -436,6 +463,8 @@ ResultsReader::ResultsReader(const std::filesystem::path& path) {
     h5::Handle group(H5Gopen2(file_.get(), cell.name.c_str(), H5P_DEFAULT));
     cell.instance = h5::read_string_attribute(group.get(), "instance");
     cell.schedule_formula = h5::read_string_attribute(group.get(), "schedule_formula");
+    cell.mode = canonical["mode"];
+    cell.bounds = read_bounds(group.get(), cell.horizon);
     auto grid = open_dataset(group.get(), "checkpoints");
     cell.checkpoints = h5::read_block<std::uint64_t>(grid.get(), 0, h5::dims(grid.get())[0]);
     auto done = open_dataset(group.get(), "replications_done");
@@ -507,6 +536,9 @@ std::pair<std::vector<CellReport>, std::string> read_reports(const ResultsReader
     description.arms = stored.arms;
     description.horizon = stored.horizon;
     description.schedule = stored.schedule_formula;
+    description.rewards = stored.rewards;
+    description.mode = stored.mode;
+    description.bounds = stored.bounds;
     description.requested = file.replications();
     CellAccumulator accumulator(description);
     for (std::uint64_t first = 0; first < stored.done; first += block) {

@@ -42,6 +42,7 @@ void write_attribute(hid_t object, const std::string& name, const std::string& v
 void write_attribute(hid_t object, const std::string& name, double value);
 void write_attribute(hid_t object, const std::string& name, std::uint64_t value);
 std::string read_string_attribute(hid_t object, const std::string& name);
+double read_double_attribute(hid_t object, const std::string& name);
 bool has_attribute(hid_t object, const std::string& name);
 
 // A fixed-size dataset written once.

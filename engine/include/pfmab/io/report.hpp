@@ -8,8 +8,10 @@
 
 #include <nlohmann/json.hpp>
 
+#include "pfmab/sim/cell.hpp"
 #include "pfmab/sim/replication.hpp"
 #include "pfmab/stats/summary.hpp"
+#include "pfmab/theory/bounds.hpp"
 
 namespace pfmab::io {
 
@@ -21,12 +23,18 @@ struct CellReport {
   std::size_t arms = 0;
   std::uint64_t horizon = 0;
   std::string schedule;
+  std::string rewards;          // "gaussian" or "bernoulli"
+  std::string mode;             // the fidelity, "aggregated" or "per-pull"
+  theory::Bounds bounds;        // the paper's theory for the cell
   std::uint64_t requested = 0;  // replications asked for
   stats::Summary regret;        // pseudo-regret at T, over the replications done
   double comm_count_mean = 0.0;
   double phases_mean = 0.0;
   double identified = 0.0;  // fraction of replications
 };
+
+// Every field of a cell's report but the statistics.
+CellReport describe(const sim::Cell& cell, std::uint64_t requested);
 
 // Builds a CellReport one replication at a time, in replication order.
 class CellAccumulator {
@@ -42,6 +50,9 @@ class CellAccumulator {
   double comm_ = 0.0, phases_ = 0.0, identified_ = 0.0;
 };
 
+// The JSON form of a cell's bounds (NaN, where a bound does not apply, is null).
+nlohmann::json to_json(const theory::Bounds& bounds);
+
 // {"seed", "digest", "cells": [...]}, the object `run --json` prints.
 nlohmann::json to_json(std::uint64_t seed, const std::string& digest,
                        std::span<const CellReport> cells);
@@ -49,5 +60,10 @@ nlohmann::json to_json(std::uint64_t seed, const std::string& digest,
 // A readable table of the same.
 void print_table(std::ostream& out, std::uint64_t seed, const std::string& digest,
                  std::span<const CellReport> cells);
+
+// What `pfmab bounds` prints: each cell's parameters and bounds, as a table
+// or as {"cells": [...]}.
+nlohmann::json bounds_json(std::span<const CellReport> cells);
+void print_bounds_table(std::ostream& out, std::span<const CellReport> cells);
 
 }  // namespace pfmab::io

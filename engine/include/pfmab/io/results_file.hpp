@@ -13,6 +13,7 @@
 #include "pfmab/io/report.hpp"
 #include "pfmab/sim/cell.hpp"
 #include "pfmab/sim/replication.hpp"
+#include "pfmab/theory/bounds.hpp"
 
 namespace pfmab::io {
 
@@ -92,7 +93,8 @@ class ResultsWriter {
 // What a cell's group says about it.
 struct StoredCell {
   std::string name;  // the group, e.g. "cells/0003"
-  std::string algorithm, rewards, schedule, schedule_formula, instance;
+  std::string algorithm, rewards, schedule, schedule_formula, instance, mode;
+  theory::Bounds bounds;
   double alpha = 0.0;
   std::uint64_t horizon = 0;
   std::size_t clients = 0, arms = 0;
