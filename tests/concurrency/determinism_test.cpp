@@ -54,7 +54,7 @@ TEST(LastArrivalBarrier, ExactlyOneWinnerPerRoundSeesEveryWrite) {
   }
 }
 
-std::vector<Cell> synthetic_cells(std::uint64_t horizon) {
+std::vector<Cell> synthetic_cells(std::uint64_t horizon, Fidelity fidelity) {
   const auto table = model::read_means_csv(testing::shared_data("synthetic_4x9.csv"));
   const auto instance = std::make_shared<const model::Instance>(table, model::RewardFamily{});
   std::vector<Cell> cells;
@@ -63,13 +63,16 @@ std::vector<Cell> synthetic_cells(std::uint64_t horizon) {
     spec.instance = instance;
     spec.alpha = alpha;
     spec.horizon = horizon;
+    spec.fidelity = fidelity;
     cells.emplace_back(spec, cells.size());
   }
   return cells;
 }
 
-TEST(Determinism, SameDigestAtAnyThreadCount) {
-  const auto cells = synthetic_cells(100'000);
+class Determinism : public ::testing::TestWithParam<Fidelity> {};
+
+TEST_P(Determinism, SameDigestAtAnyThreadCount) {
+  const auto cells = synthetic_cells(100'000, GetParam());
   RunOptions options;
   options.seed = 99;
   options.replications = 24;
@@ -84,7 +87,7 @@ TEST(Determinism, SameDigestAtAnyThreadCount) {
   EXPECT_NE(digest_of(run_sweep(cells, options)), digests[0]);
 }
 
-TEST(Determinism, ThousandClientsOnTwoThreadsComplete) {
+TEST_P(Determinism, ThousandClientsOnTwoThreadsComplete) {
   // M = 1000 client tasks per phase on 2 threads: with a blocking barrier this
   // would deadlock; with the last-arrival barrier it must finish.
   std::mt19937_64 gen(5);
@@ -98,9 +101,13 @@ TEST(Determinism, ThousandClientsOnTwoThreadsComplete) {
   CellSpec spec;
   spec.instance = std::make_shared<const model::Instance>(table, model::RewardFamily{});
   spec.alpha = 0.5;
-  // phase 1 takes 5 ceil(0.5 f) + 5 ceil(1000 * 0.5 f) = 57,625 slots with
-  // f = 2 log 1e5: one whole phase (57.6 M draws), the second is cut
-  spec.horizon = 100'000;
+  spec.fidelity = GetParam();
+  // Per pull, phase 1 takes 5 ceil(0.5 f) + 5 ceil(1000 * 0.5 f) = 57,625
+  // slots with f = 2 log 1e5: one whole phase (57.6 M draws), the second is
+  // cut. Aggregated, T = 1e9 costs no more and gives every phase to 1e9
+  // (f = 2^p log T: about 14 phases, two barrier rounds of 1000 tasks each).
+  const bool per_pull = GetParam() == Fidelity::per_pull;
+  spec.horizon = per_pull ? 100'000 : 1'000'000'000;
   const std::vector<Cell> cells{Cell(spec, 0)};
   RunOptions options;
   options.replications = 2;
@@ -108,13 +115,19 @@ TEST(Determinism, ThousandClientsOnTwoThreadsComplete) {
   const auto results = run_sweep(cells, options);
   ASSERT_EQ(results[0].size(), 2u);
   for (const auto& r : results[0]) {
-    EXPECT_GE(r.phases, 1u);
+    EXPECT_GE(r.phases, per_pull ? 1u : 10u);
     EXPECT_GT(r.exploration_pulls, 0u);
     EXPECT_EQ(r.fixed_arm.size(), 1000u);
   }
 }
 
-TEST(Determinism, StreamedFileHoldsTheSameResultsAtAnyThreadCount) {
+INSTANTIATE_TEST_SUITE_P(Mode, Determinism,
+                         ::testing::Values(Fidelity::per_pull, Fidelity::aggregated),
+                         [](const ::testing::TestParamInfo<Fidelity>& info) {
+                           return info.param == Fidelity::per_pull ? "PerPull" : "Aggregated";
+                         });
+
+TEST(DeterminismStreamed, FileHoldsTheSameResultsAtAnyThreadCount) {
   // Results cross from the pipeline's workers to the writer's own thread; the
   // file must hold exactly the in-memory results, in order, every time.
   toml::table overrides;
