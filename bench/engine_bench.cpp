@@ -1,7 +1,9 @@
 // The engine's cost per exploration pull against the cost of one raw draw of
-// the same reward distribution from pcg32, measured in one run (bench/README.md
-// records the figures and their ratios). Every benchmark counts one item per
-// reward drawn, so items_per_second and per_pull compare across all of them.
+// the same reward distribution from pcg32, and the aggregated mode's cost per
+// replication against T and against per-pull, measured in one run
+// (bench/README.md records the figures and their ratios). Every benchmark
+// counts one item per reward drawn (or represented, aggregated), so
+// items_per_second and per_pull compare across all of them.
 
 #include <cstdint>
 #include <memory>
@@ -143,22 +145,12 @@ BENCHMARK(BM_ExplorePerPull_Bernoulli)->ArgName("rounds")->Arg(1000)->Arg(16)->U
 // A whole replication: synthetic game, alpha = 0.5, T = 1e6, C = 1
 //------------------------------------------------------------------------------
 
-// Everything a replication costs (tasks per client and phase, barriers, the
-// trajectory's accounting, the elimination rule) divided by the rewards it
-// draws. One thread, like the raw draw: run_replication's task_group runs in
-// a one-slot arena, so the calling thread does all the work.
-void replication(benchmark::State& state, RewardKind kind) {
-  const pfmab::sim::Cell cell(pfmab::sim::CellSpec{synthetic_instance(kind),
-                                                   0.5,
-                                                   {},
-                                                   1'000'000,
-                                                   1.0,
-                                                   {},
-                                                   pfmab::sim::Fidelity::per_pull,
-                                                   "synthetic_4x9.csv"},
-                              0);
+// Runs replications 0, 1, 2, ... of seed 1 of `cell`, one per iteration, on
+// the calling thread alone (run_replication's task_group in a one-slot
+// arena); counts the rewards they represent and their phases.
+void replications(benchmark::State& state, const pfmab::sim::Cell& cell) {
   tbb::task_arena arena(1);
-  std::uint64_t next = 0;  // a new replication every iteration
+  std::uint64_t next = 0;
   std::int64_t pulls = 0, phases = 0;
   for (auto _ : state) {
     pfmab::sim::ReplicationResult result;
@@ -167,19 +159,82 @@ void replication(benchmark::State& state, RewardKind kind) {
     phases += static_cast<std::int64_t>(result.phases);
     benchmark::DoNotOptimize(std::as_const(result));
   }
-  count_pulls(state, pulls);
   state.counters["pulls"] =
       benchmark::Counter(static_cast<double>(pulls), benchmark::Counter::kAvgIterations);
   state.counters["phases"] =
       benchmark::Counter(static_cast<double>(phases), benchmark::Counter::kAvgIterations);
+  count_pulls(state, pulls);
 }
 
-void BM_Replication_Gaussian(benchmark::State& state) { replication(state, RewardKind::gaussian); }
+pfmab::sim::Cell synthetic_cell(RewardKind kind, std::uint64_t horizon,
+                                pfmab::sim::Fidelity fidelity) {
+  pfmab::sim::CellSpec spec;
+  spec.instance = synthetic_instance(kind);
+  spec.alpha = 0.5;
+  spec.horizon = horizon;
+  spec.fidelity = fidelity;
+  spec.instance_name = "synthetic_4x9.csv";
+  return pfmab::sim::Cell(spec, 0);
+}
+
+// Per pull: everything a replication costs (tasks per client and phase,
+// barriers, the trajectory's accounting, the elimination rule) divided by the
+// rewards it draws: per_pull compares with the raw draw.
+void BM_Replication_Gaussian(benchmark::State& state) {
+  replications(state,
+               synthetic_cell(RewardKind::gaussian, 1'000'000, pfmab::sim::Fidelity::per_pull));
+}
 void BM_Replication_Bernoulli(benchmark::State& state) {
-  replication(state, RewardKind::bernoulli);
+  replications(state,
+               synthetic_cell(RewardKind::bernoulli, 1'000'000, pfmab::sim::Fidelity::per_pull));
 }
 BENCHMARK(BM_Replication_Gaussian)->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK(BM_Replication_Bernoulli)->Unit(benchmark::kMillisecond)->UseRealTime();
+
+//------------------------------------------------------------------------------
+// Aggregated replications: the time of one, against T and against per-pull
+//------------------------------------------------------------------------------
+
+// The same cell as BM_Replication_*, aggregated, at T = state.range(0): one
+// draw per arm and exploration run, so the time per replication (the Time
+// column) should not grow with T. per_pull here is time / rewards represented.
+void BM_Aggregated_Gaussian(benchmark::State& state) {
+  replications(state,
+               synthetic_cell(RewardKind::gaussian, static_cast<std::uint64_t>(state.range(0)),
+                              pfmab::sim::Fidelity::aggregated));
+}
+void BM_Aggregated_Bernoulli(benchmark::State& state) {
+  replications(state,
+               synthetic_cell(RewardKind::bernoulli, static_cast<std::uint64_t>(state.range(0)),
+                              pfmab::sim::Fidelity::aggregated));
+}
+BENCHMARK(BM_Aggregated_Gaussian)
+    ->ArgName("T")
+    ->Arg(1'000'000)
+    ->Arg(1'000'000'000'000)
+    ->Unit(benchmark::kMicrosecond)
+    ->UseRealTime();
+BENCHMARK(BM_Aggregated_Bernoulli)
+    ->ArgName("T")
+    ->Arg(1'000'000)
+    ->Arg(1'000'000'000'000)
+    ->Unit(benchmark::kMicrosecond)
+    ->UseRealTime();
+
+// The paper's MovieLens instance (M = 10, K = 40, Figs. 2-3), Gaussian
+// rewards, alpha = 0.5, T = 2e7, aggregated; per pull it draws about 5e7
+// rewards per replication.
+void BM_Aggregated_MovieLens(benchmark::State& state) {
+  pfmab::sim::CellSpec spec;
+  spec.instance = std::make_shared<const pfmab::model::Instance>(
+      pfmab::model::read_means_csv(PFMAB_SHARED_DATA "/movielens_10x40.csv"),
+      pfmab::model::RewardFamily{});
+  spec.alpha = 0.5;
+  spec.horizon = 20'000'000;
+  spec.fidelity = pfmab::sim::Fidelity::aggregated;
+  replications(state, pfmab::sim::Cell(spec, 0));
+}
+BENCHMARK(BM_Aggregated_MovieLens)->Unit(benchmark::kMicrosecond)->UseRealTime();
 
 }  // namespace
 
