@@ -22,9 +22,11 @@
 //   BM_Summaries_Engine   ResultsWriter::write_summaries() itself
 //
 // One iteration is one whole sweep (Iterations(1)); repeat with
-// --benchmark_repetitions. `--replications=N` (this program's own flag,
-// default 10000) sets the replications of the one cell: the CTest smoke run
-// uses a small N.
+// --benchmark_repetitions. This program's own flags: `--replications=N`
+// (default 10000) sets the replications of the one cell (the CTest smoke run
+// uses a small N); `--mode=per-pull|aggregated` (default per-pull, the
+// workload the figures in bench/README.md were first measured on) the
+// fidelity.
 
 #include <unistd.h>
 
@@ -68,6 +70,7 @@ using Clock = std::chrono::steady_clock;
 // grid (40 log + 20 linear points), seed 1: one cell of short replications.
 constexpr std::int64_t kHorizon = 10'000;
 std::uint64_t replications = 10'000;  // --replications=N
+std::string mode = "per-pull";        // --mode=NAME
 
 // The experiment as `pfmab run --means ... --alpha 0.5 -T 1e4 -R N` builds it.
 const pfmab::io::Experiment& experiment() {
@@ -78,6 +81,7 @@ const pfmab::io::Experiment& experiment() {
     overrides.insert("horizon", kHorizon);
     overrides.insert("replications", static_cast<std::int64_t>(replications));
     overrides.insert("seed", 1);
+    overrides.insert("mode", mode);
     return pfmab::io::load_experiment(std::nullopt, overrides);
   }();
   return loaded;
@@ -351,7 +355,7 @@ void BM_Summaries_Engine(benchmark::State& state) {
 }
 
 void register_all() {
-  const auto suffix = fmt::format("/replications:{}", replications);
+  const auto suffix = fmt::format("/replications:{}/mode:{}", replications, mode);
   for (const auto& [name, fn] : {std::pair{"BM_Sweep_NoOutput", &BM_Sweep_NoOutput},
                                  {"BM_Sweep_Hdf5", &BM_Sweep_Hdf5},
                                  {"BM_Sweep_Hdf5ReadBack", &BM_Sweep_Hdf5ReadBack},
@@ -373,15 +377,21 @@ void register_all() {
 }  // namespace
 
 int main(int argc, char** argv) {
-  // This program's own flag, taken out before Benchmark sees the others.
-  constexpr std::string_view flag = "--replications=";
+  // This program's own flags, taken out before Benchmark sees the others.
+  constexpr std::string_view replications_flag = "--replications=", mode_flag = "--mode=";
   int kept = 1;
   for (int i = 1; i < argc; ++i) {
     const std::string_view arg = argv[i];
-    if (arg.starts_with(flag)) {
-      replications = std::strtoull(argv[i] + flag.size(), nullptr, 10);
+    if (arg.starts_with(replications_flag)) {
+      replications = std::strtoull(argv[i] + replications_flag.size(), nullptr, 10);
       if (replications == 0) {
         std::cerr << "pfmab_pipeline_bench: --replications must be at least 1\n";
+        return 2;
+      }
+    } else if (arg.starts_with(mode_flag)) {
+      mode = arg.substr(mode_flag.size());
+      if (mode != "per-pull" && mode != "aggregated") {
+        std::cerr << "pfmab_pipeline_bench: --mode must be per-pull or aggregated\n";
         return 2;
       }
     } else {

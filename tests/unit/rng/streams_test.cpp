@@ -1,5 +1,7 @@
 #include "pfmab/rng/streams.hpp"
 
+#include <cmath>
+#include <cstdint>
 #include <set>
 
 #include <gtest/gtest.h>
@@ -47,6 +49,37 @@ TEST(Samplers, UnitNormalMoments) {
   }
   EXPECT_NEAR(sum / n, 0.0, 5e-3);
   EXPECT_NEAR(squares / n, 1.0, 7e-3);
+}
+
+TEST(Samplers, BinomialEdgesAndMoments) {
+  auto s = make_stream({7, 0, 0, 0});
+  constexpr std::int64_t trillion = 1'000'000'000'000;
+  EXPECT_EQ(binomial(s, trillion, 0.0), 0);
+  EXPECT_EQ(binomial(s, trillion, 1.0), trillion);
+  EXPECT_EQ(binomial(s, 0, 0.5), 0);
+  // n = 1e12, mu = 0.3 (BTRD): sd = sqrt(n mu (1 - mu)) = 458,258. The mean of
+  // 2000 draws has standard error 10,247; their variance estimate has a
+  // relative standard error of sqrt(2 / 2000) = 3.2%. 5 standard errors each.
+  // n = 20, mu = 0.1 (inversion): mean 2, variance 1.8.
+  struct Case {
+    std::int64_t n;
+    double mu;
+  };
+  for (const auto [n, mu] : {Case{trillion, 0.3}, Case{20, 0.1}}) {
+    SCOPED_TRACE(n);
+    constexpr int draws = 2000;
+    const double mean = static_cast<double>(n) * mu, variance = mean * (1.0 - mu);
+    double sum = 0.0, squares = 0.0;
+    for (int i = 0; i < draws; ++i) {
+      const auto x = binomial(s, n, mu);
+      ASSERT_GE(x, 0);
+      ASSERT_LE(x, n);
+      sum += static_cast<double>(x) - mean;
+      squares += (static_cast<double>(x) - mean) * (static_cast<double>(x) - mean);
+    }
+    EXPECT_NEAR(sum / draws, 0.0, 5.0 * std::sqrt(variance / draws));
+    EXPECT_NEAR(squares / draws / variance, 1.0, 5.0 * std::sqrt(2.0 / draws));
+  }
 }
 
 }  // namespace

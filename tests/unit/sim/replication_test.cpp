@@ -29,9 +29,11 @@ std::shared_ptr<const model::Instance> instance_of(std::vector<std::vector<doubl
 // f(p) = 2 (constant), so n_g = ceil(0.5 * 2) = 1 and n_l = ceil(2 * 0.5 * 2) = 2.
 // c_B = 0.015, L = log 1000: B_p = sqrt(0.015 * 6.907755 / (2 * 2p)):
 //   2 B_1 = 0.32190 (c0 eliminates arm 1, c1 keeps both), 2 B_2 = 0.22762 (c1 drops arm 0).
-struct Noiseless : ::testing::Test {
+// Both fidelity modes: with sigma = 0 a sum of n rewards is n mu either way.
+struct Noiseless : ::testing::TestWithParam<Fidelity> {
   CellSpec spec() const {
     CellSpec s;
+    s.fidelity = GetParam();
     s.instance = instance_of({{1.0, 0.0}, {0.0, 0.75}}, {model::RewardKind::gaussian, 0.0});
     s.alpha = 0.5;
     s.params.schedule = {algorithms::ScheduleKind::constant, 2.0};
@@ -62,7 +64,7 @@ struct Noiseless : ::testing::Test {
   }
 };
 
-TEST_F(Noiseless, WholeTrajectoryMatchesHandComputation) {
+TEST_P(Noiseless, WholeTrajectoryMatchesHandComputation) {
   const Cell cell(spec(), 0);
   const auto r = run_replication(cell, 7, 0);
   ASSERT_EQ(r.series.regret.size(), cell.checkpoints().size());
@@ -84,7 +86,7 @@ TEST_F(Noiseless, WholeTrajectoryMatchesHandComputation) {
   EXPECT_DOUBLE_EQ(r.series.mixed_reward.back(), 1000 * (0.75 + 0.5625) - (12.125 - 8));
 }
 
-TEST_F(Noiseless, HorizonCutsTheSecondPhase) {
+TEST_P(Noiseless, HorizonCutsTheSecondPhase) {
   auto s = spec();
   s.horizon = 9;  // phase 2 (slots 7-12) is cut after 3 of its slots
   // keep c_B L, hence every B_p and decision, as at T = 1000
@@ -101,7 +103,24 @@ TEST_F(Noiseless, HorizonCutsTheSecondPhase) {
   EXPECT_EQ(r.fixation_slot, -1);
 }
 
-TEST_F(Noiseless, AlphaOneHasNoGlobalExploration) {
+// 64-bit slot counts: after phase 2 both clients play their optimal arms for
+// the rest of T = 1e12 slots (2e12 pulls, far past 2^32), and the series
+// stay exact: the regret is phase 1 and 2's 12.125, and the mixed reward is
+// the oracle's 1e12 * (0.75 + 0.5625) less the regret without communication.
+TEST_P(Noiseless, ATrillionSlots) {
+  auto s = spec();
+  s.horizon = 1'000'000'000'000;
+  s.params.confidence_constant = 0.015 * std::log(1000.0) / std::log(1e12);  // same B_p
+  const Cell cell(s, 0);
+  const auto r = run_replication(cell, 7, 0);
+  EXPECT_EQ(cell.checkpoints().back(), 1'000'000'000'000u);
+  EXPECT_EQ(r.series.regret.back(), 12.125);
+  EXPECT_EQ(r.series.mixed_reward.back(), 1e12 * (0.75 + 0.5625) - 4.125);
+  EXPECT_EQ(r.series.comm_count.back(), 8u);
+  EXPECT_EQ(r.fixation_slot, 12);
+}
+
+TEST_P(Noiseless, AlphaOneHasNoGlobalExploration) {
   // The same game local-only: mixed = local; client 0 [1, 0] gap 1, client 1
   // [0, 0.75] gap 0.75. n_g = 0, n_l = ceil(2 * 1 * 2) = 4: each client plays
   // 0 1 0 1 0 1 0 1 (8 slots); 2 B_1 = 0.3219 < both gaps: both fix after phase 1.
@@ -113,6 +132,12 @@ TEST_F(Noiseless, AlphaOneHasNoGlobalExploration) {
   EXPECT_EQ(r.series.regret.back(), 4 * 1.0 + 4 * 0.75 + 2 * 2);
   EXPECT_EQ(r.fixed_arm, (std::vector<std::int32_t>{0, 1}));
 }
+
+INSTANTIATE_TEST_SUITE_P(Mode, Noiseless,
+                         ::testing::Values(Fidelity::per_pull, Fidelity::aggregated),
+                         [](const ::testing::TestParamInfo<Fidelity>& info) {
+                           return info.param == Fidelity::per_pull ? "PerPull" : "Aggregated";
+                         });
 
 TEST(Replication, AlphaZeroClientsDecideAlike) {
   // With alpha = 0 every client's mixed estimate is the same global mean, so
