@@ -16,10 +16,12 @@
 //   BM_Sweep_Paired       NoOutput, Hdf5, Hdf5, NoOutput in every iteration:
 //                         their ratio, robust to the machine's drift
 //
-// and, on a file of the same sweep written once, what write_summaries() pays
-// (the step that dominated the overhead before it read columns in blocks):
+// and, on a file of the same sweep written once, what summarising a cell
+// costs (the writer thread does it when the cell's last row arrives; in a
+// one-cell sweep that is at the very end):
 //
-//   BM_Summaries_Engine   ResultsWriter::write_summaries() itself
+//   BM_Summaries_Engine   ResultsWriter::write_summaries() on the file
+//                         reopened, which summarises its complete cell again
 //
 // One iteration is one whole sweep (Iterations(1)); repeat with
 // --benchmark_repetitions. This program's own flags: `--replications=N`
@@ -268,8 +270,8 @@ void BM_Sweep_Hdf5ReadBack(benchmark::State& state) { sweep_hdf5(state, true); }
 // machine's speed nor the order of the runs favours one side: the median of
 // `hdf5_ratio` over repetitions is the figure to quote. hdf5_ratio = (the
 // HDF5 runs, as BM_Sweep_Hdf5) / (the runs without output); sweep_ratio the
-// same for the sweeps alone (append() against the accumulator and digest,
-// write_summaries excluded).
+// same for the sweeps alone (the HDF5 sweep includes its writer thread's
+// work: every row, and each cell's summary as the cell completes).
 void BM_Sweep_Paired(benchmark::State& state) {
   const auto path = output_path();
   std::filesystem::remove(path);
@@ -309,7 +311,7 @@ void BM_Sweep_Paired(benchmark::State& state) {
 // write_summaries, taken apart, on one file of the sweep
 //------------------------------------------------------------------------------
 
-// The sweep's rows, written once (2 threads, no summaries) and deleted at exit.
+// The sweep's rows (and summary), written once on 2 threads, deleted at exit.
 class RowsFile {
  public:
   RowsFile()

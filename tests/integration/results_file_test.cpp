@@ -296,9 +296,9 @@ TEST_F(ResultsRoundTrip, EveryFieldReadBackEqualsWhatWasWritten) {
     EXPECT_EQ(stored.mode, "aggregated");
     EXPECT_EQ(stored.rewards, "gaussian");
     // the theory, as computed for the cell
-    const auto bounds = theory::compute_bounds(cells_[c].instance(), cells_[c].measured(),
-                                               cells_[c].rule(), cells_[c].horizon(),
-                                               cells_[c].spec().comm_cost);
+    const auto bounds =
+        theory::compute_bounds(cells_[c].instance(), cells_[c].measured(), cells_[c].rule(),
+                               cells_[c].horizon(), cells_[c].spec().comm_cost);
     EXPECT_GT(bounds.theorem1_constant, 0.0);
     EXPECT_EQ(stored.bounds.theorem1_constant, bounds.theorem1_constant);
     EXPECT_EQ(stored.bounds.corollary1_constant, bounds.corollary1_constant);
@@ -427,6 +427,25 @@ TEST_F(ResultsRoundTrip, AnIncompleteCellHasNoSummaryAndResumesWhereItStopped) {
   double sum = 0;
   for (const auto& r : results_[1]) sum += r.series.regret.back();
   EXPECT_DOUBLE_EQ(mean.back(), sum / static_cast<double>(kReplications));
+}
+
+TEST_F(ResultsRoundTrip, ACellIsSummarisedWhenItsLastRowArrives) {
+  // no write_summaries(): cell 0's summary is written by the append that
+  // completes it, while cell 1 is still running
+  const auto path = dir_ / "out.h5";
+  {
+    io::ResultsWriter writer(path, experiment_, cells_, false);
+    for (const auto& r : results_[0]) writer.append(0, r);
+    for (std::uint64_t r = 0; r < 10; ++r) writer.append(1, results_[1][r]);
+  }
+  const auto complete = summary(path, 0, "regret", "mean");
+  const auto running = summary(path, 1, "regret", "mean");
+  EXPECT_TRUE(
+      std::all_of(complete.begin(), complete.end(), [](double v) { return std::isfinite(v); }));
+  EXPECT_TRUE(std::all_of(running.begin(), running.end(), [](double v) { return std::isnan(v); }));
+  double sum = 0;
+  for (const auto& r : results_[0]) sum += r.series.regret.back();
+  EXPECT_DOUBLE_EQ(complete.back(), sum / static_cast<double>(kReplications));
 }
 
 TEST_F(ResultsRoundTrip, AWriterRefusesAnotherExperimentAndLeavesItAlone) {

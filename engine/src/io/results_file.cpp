@@ -299,6 +299,7 @@ ResultsWriter::ResultsWriter(const std::filesystem::path& path, const Experiment
                              std::span<const sim::Cell> cells, bool overwrite)
     : written_(cells.size(), 0),
       committed_(cells.size(), 0),
+      summarized_(cells.size(), false),
       replications_(experiment.replications),
       last_flush_(std::chrono::steady_clock::now()) {
   h5::silence_errors();
@@ -358,6 +359,14 @@ void ResultsWriter::append(std::size_t cell, sim::ReplicationResult result) {
     for (const auto* name : kRowDatasets) row_sets_.push_back(open_dataset(rows.get(), name));
   }
   buffer_.push_back(std::move(result));
+  if (done(cell) == replications_) {
+    // The cell is complete: summarise it now, while the run's later cells are
+    // computed, and readers of the file see it at once.
+    flush();
+    row_sets_.clear();
+    summarize(cell);
+    return;
+  }
   if (buffer_.size() >= kBufferRows) write_buffer();
   if (std::chrono::steady_clock::now() - last_flush_ >= kFlushInterval) flush();
 }
@@ -415,18 +424,22 @@ void ResultsWriter::flush() {
   last_flush_ = std::chrono::steady_clock::now();
 }
 
+void ResultsWriter::summarize(std::size_t cell) {
+  h5::Handle group(H5Gopen2(file_.get(), groups_[cell].c_str(), H5P_DEFAULT));
+  for (const auto& series : kRealSeries) {
+    summarize_rows<double>(group.get(), series.name, written_[cell], checkpoints_[cell]);
+  }
+  summarize_rows<std::uint64_t>(group.get(), "comm_count", written_[cell], checkpoints_[cell]);
+  h5::check(H5Fflush(file_.get(), H5F_SCOPE_GLOBAL), "H5Fflush");
+  summarized_[cell] = true;
+}
+
 void ResultsWriter::write_summaries() {
   flush();
   row_sets_.clear();
   for (std::size_t c = 0; c < written_.size(); ++c) {
-    if (written_[c] < replications_) continue;
-    h5::Handle group(H5Gopen2(file_.get(), groups_[c].c_str(), H5P_DEFAULT));
-    for (const auto& series : kRealSeries) {
-      summarize_rows<double>(group.get(), series.name, written_[c], checkpoints_[c]);
-    }
-    summarize_rows<std::uint64_t>(group.get(), "comm_count", written_[c], checkpoints_[c]);
+    if (written_[c] == replications_ && !summarized_[c]) summarize(c);
   }
-  h5::check(H5Fflush(file_.get(), H5F_SCOPE_GLOBAL), "H5Fflush");
 }
 
 ResultsReader::ResultsReader(const std::filesystem::path& path) {

@@ -64,15 +64,18 @@ class ResultsWriter {
 
   // Appends `result` as replication done(cell) of `cell`. Rows are buffered
   // and written in blocks; they become durable at the next flush, which
-  // happens by itself every half second.
+  // happens by itself every half second. The row that completes a cell is
+  // flushed at once and the cell's summary datasets are written.
   void append(std::size_t cell, sim::ReplicationResult result);
   // Writes the buffered rows, flushes them, then records them as done.
   void flush();
-  // Writes the summary datasets of every cell that has all its replications.
+  // Flushes, and writes the summary datasets of every complete cell that
+  // has none yet (cells completed by an earlier, interrupted run).
   void write_summaries();
 
  private:
   void write_buffer();
+  void summarize(std::size_t cell);
 
   OutputLock lock_;
   h5::Handle file_;
@@ -81,6 +84,7 @@ class ResultsWriter {
   std::vector<std::size_t> checkpoints_;  // per cell
   std::vector<std::uint64_t> written_;    // rows in the datasets, per cell
   std::vector<std::uint64_t> committed_;  // rows recorded in replications_done
+  std::vector<bool> summarized_;          // summary datasets written by this writer
   std::uint64_t replications_;
   bool resumed_ = false;
   // rows of one cell not yet written, dataset by dataset (see row_datasets)
