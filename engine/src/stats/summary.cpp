@@ -73,6 +73,13 @@ std::vector<double> quantiles(std::vector<double> values, std::span<const double
   // is exact either way: when a bracket misses its rank (a sample unlike the
   // whole, e.g. from values in a periodic order) that level selects in the
   // whole column.
+  // A column of ties (a checkpoint inside the deterministic first exploration
+  // phase: every replication has the same value) needs no selection.
+  const auto [smallest, largest] = std::minmax_element(values.begin(), values.end());
+  if (*smallest == *largest) {
+    out.assign(levels.size(), *smallest);
+    return out;
+  }
   constexpr std::size_t kSample = 256;
   if (n < 8 * kSample) {
     for (const double q : levels) {
