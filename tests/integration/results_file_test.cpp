@@ -448,6 +448,25 @@ TEST_F(ResultsRoundTrip, ACellIsSummarisedWhenItsLastRowArrives) {
   EXPECT_DOUBLE_EQ(complete.back(), sum / static_cast<double>(kReplications));
 }
 
+TEST_F(ResultsRoundTrip, AnOutputOfAnotherFormatIsNamedAsSuch) {
+  const auto path = dir_ / "old.h5";
+  { io::ResultsWriter writer(path, experiment_, cells_, false); }
+  {
+    // what an earlier pfmab wrote (format 1: no bounds, no mode)
+    h5::Handle file(H5Fopen(path.c_str(), H5F_ACC_RDWR, H5P_DEFAULT));
+    ASSERT_GE(H5Adelete(file.get(), "format"), 0);
+    h5::write_attribute(file.get(), "format", std::string("pfmab-results-1"));
+  }
+  try {
+    io::ResultsReader reader(path);
+    ADD_FAILURE() << "an output of format 1 was read";
+  } catch (const UserError& e) {
+    const std::string message = e.what();
+    EXPECT_NE(message.find("format 'pfmab-results-1'"), std::string::npos) << message;
+    EXPECT_NE(message.find("--overwrite"), std::string::npos) << message;
+  }
+}
+
 TEST_F(ResultsRoundTrip, AWriterRefusesAnotherExperimentAndLeavesItAlone) {
   const auto path = dir_ / "out.h5";
   {

@@ -455,11 +455,16 @@ ResultsReader::ResultsReader(const std::filesystem::path& path) {
   }
   file_ = h5::Handle(
       H5Fopen(path.c_str(), H5F_ACC_RDONLY | H5F_ACC_SWMR_READ, latest_format_access().get()));
-  if (!h5::has_attribute(file_.get(), "format") ||
-      h5::read_string_attribute(file_.get(), "format") != kFormat) {
+  if (!h5::has_attribute(file_.get(), "format")) {
     throw UserError(fmt::format(
         "'{}' is not a pfmab output (no '{}' format attribute; use --overwrite to replace it)",
         path.string(), kFormat));
+  }
+  if (const auto format = h5::read_string_attribute(file_.get(), "format"); format != kFormat) {
+    throw UserError(fmt::format(
+        "'{}' is a pfmab output of format '{}', this pfmab reads '{}' (rerun the experiment "
+        "with --overwrite)",
+        path.string(), format, kFormat));
   }
   const auto canonical = nlohmann::json::parse(attribute("experiment_canonical"));
   for (std::size_t c = 0; c < canonical["cells"].size(); ++c) {
