@@ -136,7 +136,7 @@ TEST(DeterminismStreamed, FileHoldsTheSameResultsAtAnyThreadCount) {
   overrides.insert("instance", instance);
   overrides.insert("alpha", toml::array{0.2, 0.9});
   overrides.insert("horizon", 20'000);
-  overrides.insert("replications", 150);  // more than two 64-row blocks per cell
+  overrides.insert("replications", 600);  // more than two 256-row chunks per cell
   const auto experiment = io::load_experiment(std::nullopt, overrides);
   std::vector<Cell> cells;
   for (std::size_t i = 0; i < experiment.cells.size(); ++i)

@@ -216,7 +216,7 @@ std::vector<std::uint64_t> check_left_file(const fs::path& path, std::uint64_t r
 
 class ResultsRoundTrip : public ::testing::Test {
  protected:
-  static constexpr std::uint64_t kReplications = 150;  // two blocks of 64 and a partial one
+  static constexpr std::uint64_t kReplications = 600;  // two 256-row chunks and a partial one
 
   void SetUp() override {
     const ExperimentText text{11, "[0.3, 0.8]", "2e4", kReplications};
@@ -311,11 +311,11 @@ TEST_F(ResultsRoundTrip, EveryFieldReadBackEqualsWhatWasWritten) {
     for (std::size_t r = 0; r < kReplications; ++r) {
       expect_same(all[r], results_[c][r], "replication " + std::to_string(r));
     }
-    // a block that straddles the 64-row chunks
-    const auto some = reader.read(c, 37, 50);
+    // a block that straddles two 256-row chunks
+    const auto some = reader.read(c, 237, 50);
     ASSERT_EQ(some.size(), 50u);
     for (std::size_t r = 0; r < some.size(); ++r) {
-      expect_same(some[r], results_[c][37 + r], "replication " + std::to_string(37 + r));
+      expect_same(some[r], results_[c][237 + r], "replication " + std::to_string(237 + r));
     }
   }
 }
@@ -359,8 +359,8 @@ TEST_F(ResultsRoundTrip, SummariesEqualStatisticsComputedHere) {
       for (const double v : column) squares += (v - expected_mean) * (v - expected_mean);
       const double expected_std = std::sqrt(squares / (n - 1));
       std::sort(column.begin(), column.end());
-      // 150 values: the median is halfway between the 75th and 76th
-      const double expected_median = (column[74] + column[75]) / 2;
+      // 600 values: the median is halfway between the 300th and 301st
+      const double expected_median = (column[299] + column[300]) / 2;
       // numpy's default (linear) quantiles: h = q (n - 1)
       auto quantile = [&](double q) {
         const double h = q * (n - 1);
@@ -373,8 +373,9 @@ TEST_F(ResultsRoundTrip, SummariesEqualStatisticsComputedHere) {
       EXPECT_DOUBLE_EQ(std_dev[j], expected_std);
       EXPECT_DOUBLE_EQ(q05[j], quantile(0.05));
       EXPECT_DOUBLE_EQ(q95[j], quantile(0.95));
-      // Student t, 149 degrees of freedom: t_0.975 = 1.976013...
-      EXPECT_NEAR(high[j] - mean[j], 1.9760126 * expected_std / std::sqrt(n),
+      // Student t, 599 degrees of freedom: t_0.975 = 1.963932... (printed
+      // tables: 1.9647 at 500, 1.9623 at 1000)
+      EXPECT_NEAR(high[j] - mean[j], 1.9639322 * expected_std / std::sqrt(n),
                   1e-6 * (1 + expected_std));
       EXPECT_NEAR(mean[j] - low[j], high[j] - mean[j], 1e-9 * (1 + std::abs(mean[j])));
       EXPECT_DOUBLE_EQ(comm_mean[j], comm_sum / n);
@@ -390,7 +391,7 @@ TEST_F(ResultsRoundTrip, SummariesEqualStatisticsComputedHere) {
 
 TEST_F(ResultsRoundTrip, AnIncompleteCellHasNoSummaryAndResumesWhereItStopped) {
   const auto path = dir_ / "out.h5";
-  constexpr std::uint64_t kPartial = 70;  // one full block and part of the next
+  constexpr std::uint64_t kPartial = 300;  // one full chunk and part of the next
   {
     io::ResultsWriter writer(path, experiment_, cells_, false);
     for (const auto& r : results_[0]) writer.append(0, r);
