@@ -371,7 +371,9 @@ void ResultsWriter::append(std::size_t cell, sim::ReplicationResult result) {
     summarize(cell);
     return;
   }
-  if (buffer_.size() >= kBufferRows) write_buffer();
+  // Up to the next chunk boundary: after a timed flush wrote part of a chunk,
+  // the next write completes it, and the writes after are whole chunks again.
+  if (buffer_.size() >= kChunkRows - written_[cell] % kChunkRows) write_buffer();
   if (std::chrono::steady_clock::now() - last_flush_ >= kFlushInterval) flush();
 }
 
