@@ -192,7 +192,10 @@ int run_command(const RunFlags& f) {
   for (std::size_t c = 0; c < cells.size(); ++c) {
     total += experiment.replications - (options.first.empty() ? 0 : options.first[c]);
   }
-  if (writer && writer->resumed() && show_progress) {
+  // A resumed run's earlier replications are only in the file: its report is
+  // read back from there; any other run reports what its sink kept.
+  const bool report_from_file = writer && writer->resumed();
+  if (report_from_file && show_progress) {
     std::cerr << fmt::format("pfmab: continuing '{}': {} of {} replications are already there\n",
                              f.output, cells.size() * experiment.replications - total,
                              cells.size() * experiment.replications);
@@ -210,8 +213,10 @@ int run_command(const RunFlags& f) {
     std::optional<io::WriterThread> writing;
     if (writer) writing.emplace(*writer);
     sim::run_sweep(cells, options, [&](std::size_t c, std::uint64_t, sim::ReplicationResult&& r) {
-      accumulators[c].add(r);
-      r.add_to(digest);
+      if (!report_from_file) {
+        accumulators[c].add(r);
+        r.add_to(digest);
+      }
       if (writing) writing->push(c, std::move(r));
     });
     if (writing) writing->finish();
@@ -231,13 +236,11 @@ int run_command(const RunFlags& f) {
     }
     return 130;
   }
-  const bool resumed = writer && writer->resumed();
   if (writer) {
     writer->write_summaries();
     writer.reset();
   }
-  if (resumed) {
-    // the replications of earlier runs are only in the file
+  if (report_from_file) {
     const auto [reports, file_digest] = io::read_reports(io::ResultsReader(f.output));
     print(f.json, experiment.seed, file_digest, reports);
   } else {

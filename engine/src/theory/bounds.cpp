@@ -108,13 +108,21 @@ Bounds compute_bounds(const model::Instance& instance, const model::MixedModel& 
       arm_phase[k] = std::max(arm_phase[k], *p);
     }
   }
+  // sum_{p <= p'_k} ceil((1 - alpha) f(p)): the global exploration of arm k,
+  // the same for every client
+  std::vector<double> global(arms, 0.0);
+  for (std::size_t k = 0; k < arms; ++k) {
+    for (std::uint64_t p = 1; p <= arm_phase[k]; ++p) {
+      global[k] += static_cast<double>(rule.global_rounds(p));
+    }
+  }
   double bound = 0.0;
   const double k_count = static_cast<double>(arms);
   for (std::size_t m = 0; m < clients; ++m) {
     for (std::size_t k = 0; k < arms; ++k) {
       if (optimal(m, k)) continue;
       const double gap = mixed.gap(m, k);
-      double local = 0.0, exploit = 0.0, global = 0.0;
+      double local = 0.0, exploit = 0.0;
       for (std::uint64_t p = 1; p <= phase[m * arms + k]; ++p) {
         const auto n_l = static_cast<double>(rule.local_rounds(p));  // ceil(alpha M f(p))
         local += n_l;
@@ -122,10 +130,7 @@ Bounds compute_bounds(const model::Instance& instance, const model::MixedModel& 
         exploit +=
             k_count * n_l * std::exp(-gap * gap * m_count * schedule.cumulative(p - 1) / 4.0);
       }
-      for (std::uint64_t p = 1; p <= arm_phase[k]; ++p) {
-        global += static_cast<double>(rule.global_rounds(p));  // ceil((1 - alpha) f(p))
-      }
-      bound += gap * (local + global + exploit);
+      bound += gap * (local + global[k] + exploit);
     }
   }
   const double longest = static_cast<double>(*std::max_element(arm_phase.begin(), arm_phase.end()));
