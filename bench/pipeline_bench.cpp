@@ -216,7 +216,7 @@ std::string sweep_hdf5(const pfmab::sim::RunOptions& run, const std::filesystem:
                             [&](std::size_t c, std::uint64_t, pfmab::sim::ReplicationResult&& r) {
                               const auto start = Clock::now();
                               report.add(c, r);
-                              writing.push(c, std::move(r));
+                              writing.push(c, r);
                               times.sink += seconds(Clock::now() - start);
                             });
       writing.finish();

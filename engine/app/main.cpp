@@ -217,7 +217,7 @@ int run_command(const RunFlags& f) {
         accumulators[c].add(r);
         r.add_to(digest);
       }
-      if (writing) writing->push(c, std::move(r));
+      if (writing) writing->push(c, r);
     });
     if (writing) writing->finish();
   }

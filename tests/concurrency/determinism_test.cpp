@@ -155,9 +155,8 @@ TEST(DeterminismStreamed, FileHoldsTheSameResultsAtAnyThreadCount) {
       io::ResultsWriter writer(path, experiment, cells, false);
       {
         io::WriterThread writing(writer);  // as pfmab run -o feeds it
-        run_sweep(cells, options, [&](std::size_t c, std::uint64_t, ReplicationResult&& r) {
-          writing.push(c, std::move(r));
-        });
+        run_sweep(cells, options,
+                  [&](std::size_t c, std::uint64_t, ReplicationResult&& r) { writing.push(c, r); });
         writing.finish();
       }
       writer.write_summaries();

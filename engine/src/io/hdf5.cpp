@@ -120,17 +120,26 @@ void overwrite(hid_t dataset, const std::vector<T>& values) {
 }
 
 template <class T>
-void create_rows(hid_t parent, const std::string& name, hsize_t columns, hsize_t chunk_rows,
-                 T fill) {
+void create_rows(hid_t parent, const std::string& name, hsize_t columns, hsize_t chunk_rows) {
   const int rank = columns == 0 ? 1 : 2;
   const hsize_t zero[2] = {0, columns}, unlimited[2] = {H5S_UNLIMITED, columns};
   const hsize_t chunk[2] = {chunk_rows, columns};
   Handle space(H5Screate_simple(rank, zero, unlimited));
   Handle create(H5Pcreate(H5P_DATASET_CREATE));
   check(H5Pset_chunk(create.get(), rank, chunk), "H5Pset_chunk");
-  check(H5Pset_fill_value(create.get(), native_type<T>(), &fill), "H5Pset_fill_value");
+  check(H5Pset_fill_time(create.get(), H5D_FILL_TIME_NEVER), "H5Pset_fill_time");
   Handle set(H5Dcreate2(parent, name.c_str(), native_type<T>(), space.get(), H5P_DEFAULT,
                         create.get(), H5P_DEFAULT));
+}
+
+Handle direct_chunk_access() {
+  Handle access(H5Pcreate(H5P_DATASET_ACCESS));
+  // A chunk larger than the cache, with no fill value to write, goes straight
+  // to the file (H5D__chunk_cacheable).
+  check(H5Pset_chunk_cache(access.get(), H5D_CHUNK_CACHE_NSLOTS_DEFAULT, 0,
+                           H5D_CHUNK_CACHE_W0_DEFAULT),
+        "H5Pset_chunk_cache");
+  return access;
 }
 
 std::vector<hsize_t> dims(hid_t dataset) {
@@ -187,7 +196,7 @@ std::vector<T> read_block(hid_t dataset, hsize_t first_row, hsize_t rows, hsize_
   template void write_dataset<T>(hid_t, const std::string&, const std::vector<T>&, \
                                  const std::vector<hsize_t>&);                     \
   template void overwrite<T>(hid_t, const std::vector<T>&);                        \
-  template void create_rows<T>(hid_t, const std::string&, hsize_t, hsize_t, T);    \
+  template void create_rows<T>(hid_t, const std::string&, hsize_t, hsize_t);       \
   template void write_rows<T>(hid_t, hsize_t, hsize_t, const std::vector<T>&);     \
   template std::vector<T> read_block<T>(hid_t, hsize_t, hsize_t, hsize_t, hsize_t);
 PFMAB_H5_INSTANTIATE(double)

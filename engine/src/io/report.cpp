@@ -25,7 +25,7 @@ CellReport describe(const sim::Cell& cell, std::uint64_t requested) {
 }
 
 void CellAccumulator::add(const sim::ReplicationResult& result) {
-  final_regret_.push_back(result.series.regret.back());
+  final_regret_.add_row({&result.series.regret.back(), 1});
   comm_ += static_cast<double>(result.series.comm_count.back());
   phases_ += static_cast<double>(result.phases);
   identified_ += result.identified() ? 1.0 : 0.0;
@@ -33,8 +33,8 @@ void CellAccumulator::add(const sim::ReplicationResult& result) {
 
 CellReport CellAccumulator::report() const {
   auto report = report_;
-  const auto n = static_cast<double>(final_regret_.size());
-  report.regret = stats::summarize(final_regret_);
+  const auto n = static_cast<double>(final_regret_.count());
+  report.regret = final_regret_.summaries().front();
   report.comm_count_mean = comm_ / n;
   report.phases_mean = phases_ / n;
   report.identified = identified_ / n;

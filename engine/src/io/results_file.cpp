@@ -11,9 +11,7 @@
 #include <limits>
 
 #include <fmt/format.h>
-#include <oneapi/tbb/parallel_for.h>
 
-#include "pfmab/stats/summary.hpp"
 #include "pfmab/theory/bounds.hpp"
 #include "pfmab/util/error.hpp"
 #include "pfmab/util/version.hpp"
@@ -23,31 +21,13 @@ namespace {
 
 // 2: fidelity mode and the paper's bounds per cell
 constexpr const char* kFormat = "pfmab-results-2";
-// Rows gathered before one write per dataset, and the rows of a chunk: each
-// write fills whole chunks, which HDF5 writes straight to the file. (64-row
-// chunks cost 30% more time in the writer and 40% more in the summaries'
-// read-back, measured on 40,000 replications: more chunks to index and look up.)
-constexpr std::size_t kBufferRows = 256;
-constexpr hsize_t kChunkRows = kBufferRows;
 constexpr auto kFlushInterval = std::chrono::milliseconds(500);
+constexpr hsize_t kChunkRows = ResultsWriter::kChunkRows;
 
-// The per-replication series stored as rows of checkpoint values.
-struct RealSeries {
-  const char* name;
-  std::vector<double> sim::Series::*member;
-};
-constexpr RealSeries kRealSeries[] = {
-    {"regret", &sim::Series::regret},
-    {"local_reward", &sim::Series::local_reward},
-    {"global_reward", &sim::Series::global_reward},
-    {"mixed_reward", &sim::Series::mixed_reward},
-};
 // Every per-replication dataset under replications/ (row r = replication r).
 constexpr const char* kRowDatasets[] = {
     "regret",    "local_reward",  "global_reward", "mixed_reward",      "comm_count",
     "fixed_arm", "fixed_optimal", "phases",        "exploration_pulls", "fixation_slot"};
-constexpr const char* kSummaryStats[] = {"mean",   "std", "ci95_low", "ci95_high",
-                                         "median", "q05", "q95"};
 
 std::string group_name(std::size_t cell) { return fmt::format("cells/{:04}", cell); }
 
@@ -150,70 +130,62 @@ void create_cell(hid_t file, std::size_t index, const sim::Cell& cell,
   const hsize_t c = grid.size();
   h5::Handle rows(H5Gcreate2(group.get(), "replications", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT));
   constexpr double nan = std::numeric_limits<double>::quiet_NaN();
-  for (const auto& series : kRealSeries)
-    h5::create_rows(rows.get(), series.name, c, kChunkRows, nan);
-  h5::create_rows<std::uint64_t>(rows.get(), "comm_count", c, kChunkRows, 0);
-  h5::create_rows<std::int32_t>(rows.get(), "fixed_arm", m, kChunkRows, -1);
-  h5::create_rows<std::uint8_t>(rows.get(), "fixed_optimal", m, kChunkRows, 0);
-  h5::create_rows<std::uint64_t>(rows.get(), "phases", 0, kChunkRows, 0);
-  h5::create_rows<std::uint64_t>(rows.get(), "exploration_pulls", 0, kChunkRows, 0);
-  h5::create_rows<std::int64_t>(rows.get(), "fixation_slot", 0, kChunkRows, -1);
+  for (const auto& series : sim::kRealSeries)
+    h5::create_rows<double>(rows.get(), series.name, c, kChunkRows);
+  h5::create_rows<std::uint64_t>(rows.get(), "comm_count", c, kChunkRows);
+  h5::create_rows<std::int32_t>(rows.get(), "fixed_arm", m, kChunkRows);
+  h5::create_rows<std::uint8_t>(rows.get(), "fixed_optimal", m, kChunkRows);
+  h5::create_rows<std::uint64_t>(rows.get(), "phases", 0, kChunkRows);
+  h5::create_rows<std::uint64_t>(rows.get(), "exploration_pulls", 0, kChunkRows);
+  h5::create_rows<std::int64_t>(rows.get(), "fixation_slot", 0, kChunkRows);
 
   // Summaries are written when the cell completes; SWMR allows no new
   // objects once it starts, so they exist (as NaN) from the beginning.
   h5::Handle summary(H5Gcreate2(group.get(), "summary", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT));
   const std::vector<double> nans(c, nan);
-  for (const auto* series :
-       {"regret", "local_reward", "global_reward", "mixed_reward", "comm_count"}) {
+  for (const auto* series : CellSummary::kSeries) {
     h5::Handle stats(H5Gcreate2(summary.get(), series, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT));
-    for (const auto* stat : kSummaryStats) h5::write_dataset(stats.get(), stat, nans, {c});
+    for (const auto* stat : CellSummary::kStatistics)
+      h5::write_dataset(stats.get(), stat, nans, {c});
   }
 }
 
-// The columns [first, first + count) of the first `rows` rows of a 2-D
-// dataset, one vector per column. Read in blocks of rows: a whole column in
-// one read makes HDF5 1.10 fetch every chunk once per column and hold
-// selection state for each of them.
+// Column `column` of the first `rows` rows of a 2-D dataset, read in blocks
+// of rows: a whole column in one read makes HDF5 1.10 fetch every chunk and
+// hold selection state for each of them.
 template <class T>
-std::vector<std::vector<double>> read_columns(hid_t set, hsize_t rows, hsize_t first,
-                                              hsize_t count) {
+std::vector<double> read_column(hid_t set, hsize_t rows, hsize_t column) {
   constexpr hsize_t block = 4096;
-  std::vector<std::vector<double>> columns(count, std::vector<double>(rows));
+  std::vector<double> out;
+  out.reserve(rows);
   for (hsize_t r = 0; r < rows; r += block) {
-    const auto n = std::min(block, rows - r);
-    const auto values = h5::read_block<T>(set, r, n, first, count);
-    tbb::parallel_for(hsize_t{0}, count, [&](hsize_t j) {
-      for (hsize_t i = 0; i < n; ++i)
-        columns[j][r + i] = static_cast<double>(values[i * count + j]);
-    });
+    const auto values = h5::read_block<T>(set, r, std::min(block, rows - r), column, 1);
+    out.insert(out.end(), values.begin(), values.end());
   }
-  return columns;
+  return out;
 }
 
-// Writes summary/<name>/{mean, ..., q95} of replications/<name>, a few
-// checkpoints at a time: the columns held never exceed a fixed budget,
-// whatever the number of replications.
-template <class T>
-void summarize_rows(hid_t group, const std::string& name, hsize_t rows, hsize_t points) {
-  constexpr std::size_t budget = std::size_t{8} << 20;
-  const hsize_t width =
-      std::clamp<hsize_t>(budget / (sizeof(double) * std::max<hsize_t>(rows, 1)), 1, points);
-  auto set = open_dataset(group, "replications/" + name);
-  std::vector<std::vector<double>> stats(std::size(kSummaryStats), std::vector<double>(points));
-  constexpr double levels[] = {0.5, 0.05, 0.95};
-  for (hsize_t first = 0; first < points; first += width) {
-    auto columns = read_columns<T>(set.get(), rows, first, std::min(width, points - first));
-    // columns are independent: their statistics are the same on any thread
-    tbb::parallel_for(std::size_t{0}, columns.size(), [&](std::size_t j) {
-      const auto s = stats::summarize(columns[j]);
-      const auto q = stats::quantiles(std::move(columns[j]), levels);
-      const double values[] = {s.mean, s.std, s.ci95_low, s.ci95_high, q[0], q[1], q[2]};
-      for (std::size_t k = 0; k < stats.size(); ++k) stats[k][first + j] = values[k];
-    });
+// Replications [first, first + count) of the cell `cell`, group `group`,
+// which has `points` checkpoints and `m` clients.
+RowBlock read_rows(hid_t file, std::size_t cell, const std::string& group, hsize_t points,
+                   hsize_t m, std::uint64_t first, std::uint64_t count) {
+  h5::Handle rows(H5Gopen2(file, (group + "/replications").c_str(), H5P_DEFAULT));
+  auto read = [&]<class T>(const char* name, hsize_t columns, std::vector<T>& to) {
+    to = h5::read_block<T>(open_dataset(rows.get(), name).get(), first, count, 0, columns);
+  };
+  RowBlock block;
+  block.reset(cell, points, m);
+  block.rows = count;
+  for (std::size_t s = 0; s < block.real.size(); ++s) {
+    read(sim::kRealSeries[s].name, points, block.real[s]);
   }
-  for (std::size_t k = 0; k < stats.size(); ++k) {
-    h5::overwrite(open_dataset(group, "summary/" + name + "/" + kSummaryStats[k]).get(), stats[k]);
-  }
+  read("comm_count", points, block.comm_count);
+  read("fixed_arm", m, block.fixed_arm);
+  read("fixed_optimal", m, block.fixed_optimal);
+  read("phases", 1, block.phases);
+  read("exploration_pulls", 1, block.exploration_pulls);
+  read("fixation_slot", 1, block.fixation_slot);
+  return block;
 }
 
 // Writes a complete new output (every group and dataset, no rows) under a
@@ -354,69 +326,68 @@ ResultsWriter::~ResultsWriter() {
   file_ = h5::Handle();  // closed before the lock goes
 }
 
-void ResultsWriter::append(std::size_t cell, sim::ReplicationResult result) {
-  if (cell != buffer_cell_ || row_sets_.empty()) {
-    write_buffer();
-    buffer_cell_ = cell;
-    row_sets_.clear();
-    h5::Handle rows(H5Gopen2(file_.get(), (groups_[cell] + "/replications").c_str(), H5P_DEFAULT));
-    for (const auto* name : kRowDatasets) row_sets_.push_back(open_dataset(rows.get(), name));
+void ResultsWriter::append(std::size_t cell, const sim::ReplicationResult& result) {
+  if (pending_.rows > 0 && pending_.cell != cell) write_pending();
+  if (pending_.rows == 0) pending_.reset(cell, checkpoints_[cell], clients_[cell]);
+  pending_.append(result);
+  // up to the next chunk boundary, as a WriterThread's blocks are
+  if (done(cell) == replications_ || pending_.rows == kChunkRows - written_[cell] % kChunkRows) {
+    write_pending();
   }
-  buffer_.push_back(std::move(result));
-  if (done(cell) == replications_) {
+}
+
+void ResultsWriter::append(const RowBlock& block) {
+  write_pending();
+  write(block);
+}
+
+void ResultsWriter::write_pending() {
+  if (pending_.rows == 0) return;
+  // taken out first: writing may flush, and a flush writes what is pending
+  auto block = std::exchange(pending_, RowBlock{});
+  write(block);
+  pending_ = std::move(block);  // its memory, for the next rows
+  pending_.rows = 0;
+}
+
+void ResultsWriter::write(const RowBlock& block) {
+  const auto c = block.cell;
+  if (c != row_sets_cell_ || row_sets_.empty()) {
+    row_sets_cell_ = c;
+    row_sets_.clear();
+    h5::Handle rows(H5Gopen2(file_.get(), (groups_[c] + "/replications").c_str(), H5P_DEFAULT));
+    const auto access = h5::direct_chunk_access();
+    for (const auto* name : kRowDatasets) {
+      row_sets_.emplace_back(H5Dopen2(rows.get(), name, access.get()));
+    }
+  }
+  summary_of(c).add(block);
+  const hsize_t first = written_[c], points = checkpoints_[c], m = clients_[c];
+  // row_sets_ holds the datasets in kRowDatasets order
+  auto write_set = [&](std::size_t dataset, hsize_t columns, const auto& values) {
+    h5::write_rows(row_sets_[dataset].get(), first, columns, values);
+  };
+  for (std::size_t s = 0; s < block.real.size(); ++s) write_set(s, points, block.real[s]);
+  write_set(4, points, block.comm_count);
+  write_set(5, m, block.fixed_arm);
+  write_set(6, m, block.fixed_optimal);
+  write_set(7, 0, block.phases);
+  write_set(8, 0, block.exploration_pulls);
+  write_set(9, 0, block.fixation_slot);
+  written_[c] += block.rows;
+  if (written_[c] == replications_) {
     // The cell is complete: summarise it now, while the run's later cells are
     // computed, and readers of the file see it at once.
     flush();
     row_sets_.clear();
-    summarize(cell);
-    return;
+    summarize(c);
+  } else if (std::chrono::steady_clock::now() - last_flush_ >= kFlushInterval) {
+    flush();
   }
-  // Up to the next chunk boundary: after a timed flush wrote part of a chunk,
-  // the next write completes it, and the writes after are whole chunks again.
-  if (buffer_.size() >= kChunkRows - written_[cell] % kChunkRows) write_buffer();
-  if (std::chrono::steady_clock::now() - last_flush_ >= kFlushInterval) flush();
-}
-
-void ResultsWriter::write_buffer() {
-  if (buffer_.empty()) return;
-  const auto c = buffer_cell_;
-  const hsize_t first = written_[c], points = checkpoints_[c], m = clients_[c];
-  // row_sets_ holds the datasets in kRowDatasets order
-  auto write = [&](std::size_t dataset, hsize_t columns, const auto& values) {
-    h5::write_rows(row_sets_[dataset].get(), first, columns, values);
-  };
-  for (std::size_t i = 0; i < std::size(kRealSeries); ++i) {
-    std::vector<double> values;
-    for (const auto& r : buffer_) {
-      const auto& v = r.series.*kRealSeries[i].member;
-      values.insert(values.end(), v.begin(), v.end());
-    }
-    write(i, points, values);
-  }
-  std::vector<std::uint64_t> comm, phases, pulls;
-  std::vector<std::int32_t> arms;
-  std::vector<std::uint8_t> optimal;
-  std::vector<std::int64_t> fixation;
-  for (const auto& r : buffer_) {
-    comm.insert(comm.end(), r.series.comm_count.begin(), r.series.comm_count.end());
-    arms.insert(arms.end(), r.fixed_arm.begin(), r.fixed_arm.end());
-    optimal.insert(optimal.end(), r.fixed_optimal.begin(), r.fixed_optimal.end());
-    phases.push_back(r.phases);
-    pulls.push_back(r.exploration_pulls);
-    fixation.push_back(r.fixation_slot);
-  }
-  write(4, points, comm);
-  write(5, m, arms);
-  write(6, m, optimal);
-  write(7, 0, phases);
-  write(8, 0, pulls);
-  write(9, 0, fixation);
-  written_[c] += buffer_.size();
-  buffer_.clear();
 }
 
 void ResultsWriter::flush() {
-  write_buffer();
+  write_pending();
   // Rows first, then the counts that make them count: a kill between the two
   // flushes leaves rows that resume simply redoes.
   h5::check(H5Fflush(file_.get(), H5F_SCOPE_GLOBAL), "H5Fflush");
@@ -430,12 +401,38 @@ void ResultsWriter::flush() {
   last_flush_ = std::chrono::steady_clock::now();
 }
 
+CellSummary& ResultsWriter::summary_of(std::size_t cell) {
+  if (summary_ && summary_cell_ == cell) return *summary_;
+  // The rows an earlier run wrote, replayed in order: the summary is then
+  // the one an uninterrupted run builds.
+  summary_.emplace(checkpoints_[cell], replications_);
+  summary_cell_ = cell;
+  for (std::uint64_t first = 0; first < written_[cell]; first += kChunkRows) {
+    summary_->add(read_rows(file_.get(), cell, groups_[cell], checkpoints_[cell], clients_[cell],
+                            first, std::min<std::uint64_t>(kChunkRows, written_[cell] - first)));
+  }
+  return *summary_;
+}
+
 void ResultsWriter::summarize(std::size_t cell) {
   h5::Handle group(H5Gopen2(file_.get(), groups_[cell].c_str(), H5P_DEFAULT));
-  for (const auto& series : kRealSeries) {
-    summarize_rows<double>(group.get(), series.name, written_[cell], checkpoints_[cell]);
+  const auto rows = written_[cell];
+  const auto statistics = summary_of(cell).statistics([&](std::size_t series, std::size_t column) {
+    const auto set =
+        open_dataset(group.get(), std::string("replications/") + CellSummary::kSeries[series]);
+    return series < std::size(sim::kRealSeries)
+               ? read_column<double>(set.get(), rows, column)
+               : read_column<std::uint64_t>(set.get(), rows, column);
+  });
+  summary_.reset();
+  for (std::size_t s = 0; s < CellSummary::kSeries.size(); ++s) {
+    for (std::size_t k = 0; k < CellSummary::kStatistics.size(); ++k) {
+      h5::overwrite(open_dataset(group.get(), fmt::format("summary/{}/{}", CellSummary::kSeries[s],
+                                                          CellSummary::kStatistics[k]))
+                        .get(),
+                    statistics[s][k]);
+    }
   }
-  summarize_rows<std::uint64_t>(group.get(), "comm_count", written_[cell], checkpoints_[cell]);
   h5::check(H5Fflush(file_.get(), H5F_SCOPE_GLOBAL), "H5Fflush");
   summarized_[cell] = true;
 }
@@ -512,38 +509,10 @@ std::uint64_t ResultsReader::replications() const {
 std::vector<sim::ReplicationResult> ResultsReader::read(std::size_t cell, std::uint64_t first,
                                                         std::uint64_t count) const {
   const auto& info = cells_[cell];
-  const hsize_t points = info.checkpoints.size(), m = info.clients;
-  h5::Handle rows(H5Gopen2(file_.get(), (info.name + "/replications").c_str(), H5P_DEFAULT));
-  std::vector<sim::ReplicationResult> out(count);
-  for (const auto& series : kRealSeries) {
-    const auto values = h5::read_block<double>(open_dataset(rows.get(), series.name).get(), first,
-                                               count, 0, points);
-    for (std::uint64_t r = 0; r < count; ++r) {
-      (out[r].series.*series.member)
-          .assign(values.begin() + r * points, values.begin() + (r + 1) * points);
-    }
-  }
-  const auto comm = h5::read_block<std::uint64_t>(open_dataset(rows.get(), "comm_count").get(),
-                                                  first, count, 0, points);
-  const auto arms =
-      h5::read_block<std::int32_t>(open_dataset(rows.get(), "fixed_arm").get(), first, count, 0, m);
-  const auto optimal = h5::read_block<std::uint8_t>(open_dataset(rows.get(), "fixed_optimal").get(),
-                                                    first, count, 0, m);
-  const auto phases =
-      h5::read_block<std::uint64_t>(open_dataset(rows.get(), "phases").get(), first, count);
-  const auto pulls = h5::read_block<std::uint64_t>(
-      open_dataset(rows.get(), "exploration_pulls").get(), first, count);
-  const auto fixation =
-      h5::read_block<std::int64_t>(open_dataset(rows.get(), "fixation_slot").get(), first, count);
-  for (std::uint64_t r = 0; r < count; ++r) {
-    auto& result = out[r];
-    result.series.comm_count.assign(comm.begin() + r * points, comm.begin() + (r + 1) * points);
-    result.fixed_arm.assign(arms.begin() + r * m, arms.begin() + (r + 1) * m);
-    result.fixed_optimal.assign(optimal.begin() + r * m, optimal.begin() + (r + 1) * m);
-    result.phases = phases[r];
-    result.exploration_pulls = pulls[r];
-    result.fixation_slot = fixation[r];
-  }
+  const auto block =
+      read_rows(file_.get(), cell, info.name, info.checkpoints.size(), info.clients, first, count);
+  std::vector<sim::ReplicationResult> out;
+  for (std::size_t r = 0; r < block.rows; ++r) out.push_back(block.result(r));
   return out;
 }
 

@@ -1,24 +1,26 @@
 #include "pfmab/io/writer_thread.hpp"
 
-#include <utility>
-
 #include <pthread.h>
 
 namespace pfmab::io {
 
 WriterThread::WriterThread(ResultsWriter& writer) : writer_(writer) {
-  queue_.set_capacity(capacity);
+  for (std::size_t c = 0; c < writer.cells(); ++c) handed_.push_back(writer.done(c));
+  for (auto& block : pool_) free_.push(&block);
   thread_ = std::thread([this] {
     pthread_setname_np(pthread_self(), "pfmab-writer");  // as top -H and perf show it
-    for (Batch batch;;) {
-      queue_.pop(batch);
-      if (batch.empty()) return;
-      if (error_) continue;  // keep draining so that push() never blocks forever
-      try {
-        for (auto& item : batch) writer_.append(item.cell, std::move(item.result));
-      } catch (...) {
-        error_ = std::current_exception();
+    for (RowBlock* block = nullptr;;) {
+      full_.pop(block);
+      if (block == nullptr) return;
+      // after an error, keep taking blocks so that push() never blocks forever
+      if (!error_) {
+        try {
+          writer_.append(*block);
+        } catch (...) {
+          error_ = std::current_exception();
+        }
       }
+      free_.push(block);
     }
   });
 }
@@ -26,25 +28,33 @@ WriterThread::WriterThread(ResultsWriter& writer) : writer_(writer) {
 WriterThread::~WriterThread() {
   if (!thread_.joinable()) return;
   hand_over();
-  queue_.push(Batch{});
+  full_.push(nullptr);
   thread_.join();
 }
 
-void WriterThread::push(std::size_t cell, sim::ReplicationResult result) {
+void WriterThread::push(std::size_t cell, const sim::ReplicationResult& result) {
   const auto now = std::chrono::steady_clock::now();
-  if (batch_.empty()) batch_started_ = now;
-  batch_.push_back(Item{cell, std::move(result)});
-  if (batch_.size() >= batch_size || now - batch_started_ >= max_wait) hand_over();
+  if (filling_ && filling_->cell != cell) hand_over();
+  if (!filling_) {
+    free_.pop(filling_);
+    filling_->reset(cell, writer_.checkpoints(cell), writer_.clients(cell));
+    limit_ = ResultsWriter::kChunkRows - handed_[cell] % ResultsWriter::kChunkRows;
+    started_ = now;
+  }
+  filling_->append(result);
+  ++handed_[cell];
+  if (filling_->rows == limit_ || now - started_ >= max_wait) hand_over();
 }
 
 void WriterThread::hand_over() {
-  if (batch_.empty()) return;
-  queue_.push(std::exchange(batch_, Batch{}));
+  if (!filling_) return;
+  full_.push(filling_);
+  filling_ = nullptr;
 }
 
 void WriterThread::finish() {
   hand_over();
-  queue_.push(Batch{});
+  full_.push(nullptr);
   thread_.join();
   if (error_) std::rethrow_exception(error_);
 }

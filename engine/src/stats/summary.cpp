@@ -5,47 +5,26 @@
 #include <limits>
 #include <utility>
 
-#include <boost/math/distributions/students_t.hpp>
+#include "pfmab/stats/streaming.hpp"
 
 namespace pfmab::stats {
 
 Summary summarize(std::span<const double> values) {
-  Summary s;
-  s.count = values.size();
-  if (s.count == 0) {
-    s.mean = s.std = s.ci95_low = s.ci95_high = std::numeric_limits<double>::quiet_NaN();
-    return s;
-  }
-  double sum = 0.0;
-  for (const double v : values) sum += v;
-  s.mean = sum / static_cast<double>(s.count);
-  if (s.count < 2) {
-    s.std = s.ci95_low = s.ci95_high = std::numeric_limits<double>::quiet_NaN();
-    return s;
-  }
-  double squares = 0.0;
-  for (const double v : values) squares += (v - s.mean) * (v - s.mean);
-  const double n = static_cast<double>(s.count);
-  s.std = std::sqrt(squares / (n - 1.0));
-  const boost::math::students_t t(n - 1.0);
-  const double half = boost::math::quantile(t, 0.975) * s.std / std::sqrt(n);
-  s.ci95_low = s.mean - half;
-  s.ci95_high = s.mean + half;
-  return s;
+  RunningMoments moments(1);
+  for (const double& v : values) moments.add_row({&v, 1});
+  return moments.summaries().front();
+}
+
+std::size_t quantile_rank(double level, std::size_t n) {
+  return static_cast<std::size_t>(std::floor(level * static_cast<double>(n - 1)));
+}
+
+double interpolate_quantile(double level, std::size_t n, double low, double high) {
+  const double h = level * static_cast<double>(n - 1);
+  return low + (h - std::floor(h)) * (high - low);
 }
 
 namespace {
-
-// The type-7 quantile at `level` of `values`, whose order statistics of ranks
-// `below` and `below` + 1 are `low` and `high`.
-double interpolate(double level, std::size_t n, std::size_t below, double low, double high) {
-  const double h = level * static_cast<double>(n - 1);
-  return low + (h - static_cast<double>(below)) * (high - low);
-}
-
-std::size_t rank_below(double level, std::size_t n) {
-  return static_cast<std::size_t>(std::floor(level * static_cast<double>(n - 1)));
-}
 
 // Order statistics `below` and `below` + 1 (the latter capped at the last)
 // of the values in [first, last), by selection in place.
@@ -83,9 +62,9 @@ std::vector<double> quantiles(std::vector<double> values, std::span<const double
   constexpr std::size_t kSample = 256;
   if (n < 8 * kSample) {
     for (const double q : levels) {
-      const auto below = rank_below(q, n);
+      const auto below = quantile_rank(q, n);
       const auto [low, high] = select_pair(values.begin(), values.end(), below);
-      out.push_back(interpolate(q, n, below, low, high));
+      out.push_back(interpolate_quantile(q, n, low, high));
     }
     return out;
   }
@@ -94,7 +73,7 @@ std::vector<double> quantiles(std::vector<double> values, std::span<const double
   std::sort(sample.begin(), sample.end());
   std::vector<double> inside(n);
   for (const double q : levels) {
-    const auto below = rank_below(q, n);
+    const auto below = quantile_rank(q, n);
     // The rank's place in the sample, widened by 3 standard deviations of
     // a sample quantile (binomial) and 2 places for rounding.
     const double place = (static_cast<double>(below) + 0.5) / static_cast<double>(n) * kSample;
@@ -121,7 +100,7 @@ std::vector<double> quantiles(std::vector<double> values, std::span<const double
         : lo == hi ? std::pair{lo, lo}
                    : select_pair(inside.begin(), inside.begin() + static_cast<std::ptrdiff_t>(kept),
                                  below - less);
-    out.push_back(interpolate(q, n, below, low, high));
+    out.push_back(interpolate_quantile(q, n, low, high));
   }
   return out;
 }

@@ -55,11 +55,16 @@ template <class T>
 void overwrite(hid_t dataset, const std::vector<T>& values);
 
 // A dataset of `columns` values per row (a 1-D one when columns == 0) that
-// grows by rows: chunked by `chunk_rows`, unlimited in its first dimension,
-// `fill` where nothing has been written yet.
+// grows by rows: chunked by `chunk_rows`, unlimited in its first dimension.
+// No fill value is ever written: its rows are written as it grows, and
+// without one HDF5 writes whole chunks straight from the caller's buffer
+// (open it with direct_chunk_access()) instead of through its chunk cache.
 template <class T>
-void create_rows(hid_t parent, const std::string& name, hsize_t columns, hsize_t chunk_rows,
-                 T fill);
+void create_rows(hid_t parent, const std::string& name, hsize_t columns, hsize_t chunk_rows);
+
+// Dataset access that bypasses HDF5's chunk cache, for datasets written in
+// whole chunks (one copy less per write).
+Handle direct_chunk_access();
 
 // Rows [first, first + values.size() / columns) of a rows dataset, growing it
 // to end there.

@@ -10,6 +10,7 @@
 
 #include "pfmab/sim/cell.hpp"
 #include "pfmab/sim/replication.hpp"
+#include "pfmab/stats/streaming.hpp"
 #include "pfmab/stats/summary.hpp"
 #include "pfmab/theory/bounds.hpp"
 
@@ -46,7 +47,7 @@ class CellAccumulator {
 
  private:
   CellReport report_;
-  std::vector<double> final_regret_;
+  stats::RunningMoments final_regret_{1};  // memory independent of the replications
   double comm_ = 0.0, phases_ = 0.0, identified_ = 0.0;
 };
 

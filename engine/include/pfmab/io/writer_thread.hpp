@@ -1,7 +1,9 @@
 #pragma once
 
+#include <array>
 #include <chrono>
 #include <cstddef>
+#include <cstdint>
 #include <exception>
 #include <thread>
 #include <vector>
@@ -9,18 +11,23 @@
 #include <oneapi/tbb/concurrent_queue.h>
 
 #include "pfmab/io/results_file.hpp"
+#include "pfmab/io/row_block.hpp"
 #include "pfmab/sim/replication.hpp"
 
 namespace pfmab::io {
 
-// The one thread that calls HDF5 during a run, fed by the workers through a
-// bounded queue: a slow write or flush never stalls the replications (only a
-// full queue does), and HDF5 is never called from two threads at once.
+// The one thread that calls HDF5 during a run, fed by the run's sink: a slow
+// write or flush never stalls the replications (only a full queue does),
+// and HDF5 is never called from two threads at once.
 //
-// Results are handed over in batches, not one by one: every hand-over wakes
-// the writer, and on a machine with as many workers as cores each wake-up
-// preempts a worker. One per result cost a run of 10,000 replications of
-// 0.1 ms on 2 cores about 5-10% (bench/README.md, "Results pipeline").
+// Results are handed over in blocks of rows, not one by one: every
+// hand-over wakes the writer, and on a machine with as many workers as cores
+// each wake-up preempts a worker (one per result cost a run of 10,000
+// replications of 0.1 ms on 2 cores about 5-10%: bench/README.md, "Results
+// pipeline"). The sink copies each result into a block, so the result's
+// memory is freed by the thread that allocated it, and a fixed set of blocks
+// goes round between the sink and the writer: in a steady run, handing over
+// allocates nothing.
 class WriterThread {
  public:
   explicit WriterThread(ResultsWriter& writer);
@@ -28,29 +35,27 @@ class WriterThread {
   WriterThread(const WriterThread&) = delete;
   WriterThread& operator=(const WriterThread&) = delete;
 
-  // Queues a result; called by one thread at a time (the run's in-order
-  // sink). The batch goes to the writer when it is full or when it holds a
-  // result older than `max_wait`; blocks while `capacity` batches wait.
-  void push(std::size_t cell, sim::ReplicationResult result);
+  // Queues a result, the next replication of `cell`; called by one thread at
+  // a time (the run's in-order sink). A block goes to the writer when it
+  // reaches a chunk boundary of the file or holds a result older than
+  // `max_wait`; blocks while every block waits to be written.
+  void push(std::size_t cell, const sim::ReplicationResult& result);
   // Waits until every queued result is appended; rethrows a writer error.
   void finish();
 
  private:
-  static constexpr std::size_t batch_size = 256;  // ResultsWriter's own write block
-  static constexpr std::ptrdiff_t capacity = 4;   // batches: bounds the memory held
+  static constexpr std::size_t blocks = 5;  // 4 waiting and 1 filling: bounds the memory held
   static constexpr auto max_wait = std::chrono::milliseconds(250);
-  struct Item {
-    std::size_t cell = 0;
-    sim::ReplicationResult result;
-  };
-  using Batch = std::vector<Item>;  // empty: the last one
 
   void hand_over();
 
   ResultsWriter& writer_;
-  tbb::concurrent_bounded_queue<Batch> queue_;
-  Batch batch_;
-  std::chrono::steady_clock::time_point batch_started_;
+  std::array<RowBlock, blocks> pool_;
+  tbb::concurrent_bounded_queue<RowBlock*> free_, full_;  // nullptr in full_: the end
+  RowBlock* filling_ = nullptr;
+  std::size_t limit_ = 0;              // rows that end filling_ on a chunk boundary
+  std::vector<std::uint64_t> handed_;  // per cell: rows queued, from the writer's done()
+  std::chrono::steady_clock::time_point started_;  // of filling_
   std::exception_ptr error_;
   std::thread thread_;
 };

@@ -20,6 +20,12 @@ struct Summary {
 
 Summary summarize(std::span<const double> values);
 
+// Quantiles of type 7 (numpy's default, Hyndman-Fan): with h = level (n - 1),
+// the order statistics of ranks floor(h) and floor(h) + 1 (0-based, the
+// latter capped at n - 1), `low` and `high`, interpolated linearly.
+std::size_t quantile_rank(double level, std::size_t n);
+double interpolate_quantile(double level, std::size_t n, double low, double high);
+
 // The q-quantiles of `values` for each q in `levels`, by linear interpolation
 // between order statistics (numpy's default, Hyndman-Fan type 7): exact, by
 // selection (no sort), NaN for no values.
