@@ -11,8 +11,7 @@ constexpr std::size_t kWindowBudget = std::size_t{16} << 20;
 
 }  // namespace
 
-CellSummary::CellSummary(std::size_t checkpoints, std::uint64_t replications)
-    : scratch_(checkpoints) {
+CellSummary::CellSummary(std::size_t checkpoints, std::uint64_t replications) {
   const std::size_t windows = kSeries.size() * checkpoints * std::size(kLevels);
   const std::size_t capacity = kWindowBudget / (sizeof(double) * std::max<std::size_t>(windows, 1));
   for (std::size_t s = 0; s < kSeries.size(); ++s) {
@@ -23,17 +22,17 @@ CellSummary::CellSummary(std::size_t checkpoints, std::uint64_t replications)
 
 void CellSummary::add(const RowBlock& block) {
   const auto width = block.checkpoints;
-  for (std::size_t r = 0; r < block.rows; ++r) {
-    for (std::size_t s = 0; s < block.real.size(); ++s) {
-      const auto row = RowBlock::row_of(block.real[s], width, r);
-      moments_[s].add_row(row);
-      quantiles_[s].add_row(row);
+  for (std::size_t s = 0; s < block.real.size(); ++s) {
+    for (std::size_t r = 0; r < block.rows; ++r) {
+      moments_[s].add_row(RowBlock::row_of(block.real[s], width, r));
     }
-    const auto comm = RowBlock::row_of(block.comm_count, width, r);
-    std::copy(comm.begin(), comm.end(), scratch_.begin());
-    moments_.back().add_row(scratch_);
-    quantiles_.back().add_row(scratch_);
+    quantiles_[s].add_rows(block.real[s]);
   }
+  scratch_.assign(block.comm_count.begin(), block.comm_count.end());
+  for (std::size_t r = 0; r < block.rows; ++r) {
+    moments_.back().add_row(RowBlock::row_of(scratch_, width, r));
+  }
+  quantiles_.back().add_rows(scratch_);
 }
 
 std::vector<std::vector<std::vector<double>>> CellSummary::statistics(

@@ -8,18 +8,33 @@
 #include <boost/math/distributions/students_t.hpp>
 
 namespace pfmab::stats {
+namespace {
+
+// The loops over a row's columns run once per value a run summarises: built
+// for wide vectors too, chosen at load time by the processor. Every lane
+// does the same IEEE operations in the same order (and the engine is built
+// without contraction to FMA), so each clone gives the same bits.
+#define PFMAB_VECTOR_CLONES __attribute__((target_clones("avx512f", "avx2", "default")))
+
+PFMAB_VECTOR_CLONES
+void welford_row(const double* __restrict row, double* __restrict sum, double* __restrict mean,
+                 double* __restrict squares, double inverse, std::size_t columns) {
+  for (std::size_t j = 0; j < columns; ++j) {
+    const double v = row[j];
+    sum[j] += v;
+    const double delta = v - mean[j];
+    mean[j] += delta * inverse;
+    squares[j] += delta * (v - mean[j]);
+  }
+}
+
+}  // namespace
 
 void RunningMoments::add_row(std::span<const double> row) {
   assert(row.size() == sum_.size());
   ++count_;
-  const double inverse = 1.0 / static_cast<double>(count_);
-  for (std::size_t j = 0; j < row.size(); ++j) {
-    const double v = row[j];
-    sum_[j] += v;
-    const double delta = v - mean_[j];
-    mean_[j] += delta * inverse;
-    squares_[j] += delta * (v - mean_[j]);
-  }
+  welford_row(row.data(), sum_.data(), mean_.data(), squares_.data(),
+              1.0 / static_cast<double>(count_), row.size());
 }
 
 std::vector<Summary> RunningMoments::summaries() const {
@@ -49,26 +64,32 @@ namespace {
 // count on either side: a normal tail beyond 6 sd is 1e-9 (with the
 // hypergeometric's lighter tails, less).
 constexpr double kDeviations = 6.0;
-// A window is narrowed once it holds 1.5 times its narrowed width plus this:
+// A window is narrowed once it holds twice its narrowed width plus this:
 // every narrowing (linear in the values held) is paid for by at least as
-// many new values.
-constexpr std::size_t kSlack = 64;
+// many new values, and as values arrive ever more rarely inside a window, a
+// column and level is narrowed about log2(R) times in all.
+constexpr std::size_t kSlack = 128;
 
-// Counts each value of a row equal to lo, equal to hi or above hi, without a
-// branch (most values fall there; two columns or more per instruction), and
-// returns how many fell strictly between.
-double count_ends(const double* __restrict row, const double* __restrict lo,
-                  const double* __restrict hi, double* __restrict at_lo, double* __restrict at_hi,
-                  double* __restrict above, std::size_t columns) {
-  double kept = 0.0;
-  for (std::size_t j = 0; j < columns; ++j) {
-    const double v = row[j];
-    at_lo[j] += v == lo[j] ? 1.0 : 0.0;
-    at_hi[j] += v == hi[j] ? 1.0 : 0.0;
-    above[j] += v > hi[j] ? 1.0 : 0.0;
-    kept += (v > lo[j]) & (v < hi[j]) ? 1.0 : 0.0;
+// How the values of one column fall about a window (lo, hi).
+struct EndCounts {
+  double at_lo = 0.0, at_hi = 0.0, above = 0.0, inside = 0.0;
+};
+
+// Counts without a branch (most values fall on the window's ends or outside
+// it), several values per instruction: sums of 0 and 1 are exact in any
+// order, so they may be vectorised.
+PFMAB_VECTOR_CLONES
+EndCounts count_ends(const double* __restrict column, std::size_t rows, double lo, double hi) {
+  double at_lo = 0.0, at_hi = 0.0, above = 0.0, inside = 0.0;
+#pragma omp simd reduction(+ : at_lo, at_hi, above, inside)
+  for (std::size_t r = 0; r < rows; ++r) {
+    const double v = column[r];
+    at_lo += v == lo ? 1.0 : 0.0;
+    at_hi += v == hi ? 1.0 : 0.0;
+    above += v > hi ? 1.0 : 0.0;
+    inside += (v > lo) & (v < hi) ? 1.0 : 0.0;
   }
-  return kept;
+  return {at_lo, at_hi, above, inside};
 }
 
 }  // namespace
@@ -83,9 +104,9 @@ RunningQuantiles::RunningQuantiles(std::size_t columns, std::uint64_t total,
     level.rank = total == 0 ? 0 : quantile_rank(q, total);
     level.lo.assign(columns, -inf);
     level.hi.assign(columns, inf);
-    level.at_lo.assign(columns, 0.0);
-    level.at_hi.assign(columns, 0.0);
-    level.above.assign(columns, 0.0);
+    level.at_lo.assign(columns, 0);
+    level.at_hi.assign(columns, 0);
+    level.above.assign(columns, 0);
     level.inside.resize(columns);
     levels_.push_back(std::move(level));
   }
@@ -120,82 +141,116 @@ std::pair<std::int64_t, std::int64_t> RunningQuantiles::wanted_ranks(const Level
 std::size_t RunningQuantiles::trigger(const Level& level) const {
   const auto [first, last] = wanted_ranks(level);
   const auto width = static_cast<std::size_t>(last - first + 1);
-  return std::min(capacity_, width + width / 2 + kSlack);
+  return std::min(capacity_, 2 * width + kSlack);
 }
 
-double RunningQuantiles::below(const Level& level, std::size_t column) const {
-  return static_cast<double>(count_) - level.at_lo[column] - level.at_hi[column] -
-         level.above[column] - static_cast<double>(level.inside[column].size());
+std::uint64_t RunningQuantiles::below(const Level& level, std::size_t column) const {
+  return count_ - level.at_lo[column] - level.at_hi[column] - level.above[column] -
+         level.inside[column].size();
 }
 
-void RunningQuantiles::add_row(std::span<const double> row) {
-  assert(count_ < total_);
-  ++count_;
-  const std::size_t columns = row.size();
-  const double* __restrict values = row.data();
-  for (auto& level : levels_) {
-    assert(columns == level.lo.size());
-    const double kept = count_ends(values, level.lo.data(), level.hi.data(), level.at_lo.data(),
-                                   level.at_hi.data(), level.above.data(), columns);
-    if (kept == 0.0) continue;
-    const std::size_t limit = trigger(level);
-    for (std::size_t j = 0; j < columns; ++j) {
-      const double v = values[j];
-      if (!(v > level.lo[j] && v < level.hi[j])) continue;
-      auto& inside = level.inside[j];
-      inside.push_back(v);
-      if (inside.size() >= limit) narrow(level, j);
+void RunningQuantiles::add_rows(std::span<const double> values) {
+  const std::size_t columns = levels_.front().lo.size();
+  const std::size_t rows = values.size() / columns;
+  assert(rows * columns == values.size() && count_ + rows <= total_);
+  count_ += rows;
+  for (auto& level : levels_) level.limit = trigger(level);
+  // Column by column, so that a window's ends stay in registers while its
+  // values stream past. The columns are copied out a tile at a time: each
+  // row's tile is one cache line.
+  constexpr std::size_t tile = 8;
+  columns_.resize(tile * rows);
+  for (std::size_t j0 = 0; j0 < columns; j0 += tile) {
+    const std::size_t width = std::min(tile, columns - j0);
+    for (std::size_t r = 0; r < rows; ++r) {
+      for (std::size_t k = 0; k < width; ++k) columns_[k * rows + r] = values[r * columns + j0 + k];
+    }
+    for (std::size_t k = 0; k < width; ++k) {
+      const std::span<const double> column(columns_.data() + k * rows, rows);
+      for (auto& level : levels_) add_column(level, j0 + k, column);
     }
   }
+}
+
+void RunningQuantiles::add_column(Level& level, std::size_t j, std::span<const double> column) {
+  const double lo = level.lo[j], hi = level.hi[j];
+  const auto counts = count_ends(column.data(), column.size(), lo, hi);
+  level.at_lo[j] += static_cast<std::uint64_t>(counts.at_lo);
+  level.at_hi[j] += static_cast<std::uint64_t>(counts.at_hi);
+  level.above[j] += static_cast<std::uint64_t>(counts.above);
+  if (counts.inside == 0.0) return;
+  // kept without a branch: each value is stored, and the end moves past it
+  // if it is inside
+  auto& inside = level.inside[j];
+  const std::size_t kept = inside.size();
+  inside.resize(kept + column.size());
+  std::size_t end = kept;
+  for (const double v : column) {
+    inside[end] = v;
+    end += (v > lo) & (v < hi);
+  }
+  inside.resize(end);
+  if (inside.size() >= level.limit) narrow(level, j);
 }
 
 void RunningQuantiles::narrow(Level& level, std::size_t column) {
   const auto [first, last] = wanted_ranks(level);
   auto& v = level.inside[column];
-  // Moves the values on the outer side of the value of rank `rank` out of
-  // the window and makes that value its new end (lo if `lower`, else hi),
-  // its ties counted at the end; a rank outside the values kept leaves the
-  // end where it is.
-  auto cut_at = [&](std::int64_t rank, bool lower) {
-    const auto base = static_cast<std::int64_t>(below(level, column) + level.at_lo[column]);
-    const auto k = rank - base;
-    if (k < 0 || k >= static_cast<std::int64_t>(v.size())) return;
-    std::nth_element(v.begin(), v.begin() + k, v.end());
-    const double cut = v[static_cast<std::size_t>(k)];
-    const auto outer_end =
-        std::partition(v.begin(), v.end(), [&](double x) { return lower ? x < cut : x > cut; });
-    const auto ties_end = std::partition(outer_end, v.end(), [&](double x) { return x == cut; });
-    const auto ties = static_cast<double>(ties_end - outer_end);
-    if (lower) {  // the values below move to below(), which counts them by elimination
-      level.at_lo[column] = ties;
-      level.lo[column] = cut;
-    } else {
-      level.above[column] += level.at_hi[column] + static_cast<double>(outer_end - v.begin());
-      level.at_hi[column] = ties;
-      level.hi[column] = cut;
-    }
-    v.erase(v.begin(), ties_end);
-  };
-  cut_at(first, true);
-  cut_at(last, false);
+  const auto size = static_cast<std::int64_t>(v.size());
+  // The wanted ranks' places among the values kept; a rank outside them
+  // leaves its end of the window where it is.
+  const auto base = static_cast<std::int64_t>(below(level, column) + level.at_lo[column]);
+  const auto k_lo = first - base, k_hi = last - base;
+  const bool cut_lo = k_lo >= 0 && k_lo < size;
+  bool cut_hi = k_hi >= 0 && k_hi < size;
+  double lo = level.lo[column], hi = level.hi[column];
+  if (cut_lo) {
+    std::nth_element(v.begin(), v.begin() + k_lo, v.end());
+    lo = v[static_cast<std::size_t>(k_lo)];
+  }
+  if (cut_hi) {  // k_hi > k_lo: among the values from k_lo on, if that was cut
+    std::nth_element(v.begin() + (cut_lo ? k_lo : 0), v.begin() + k_hi, v.end());
+    hi = v[static_cast<std::size_t>(k_hi)];
+    cut_hi = hi > lo;  // ties across both ranks: hi stays, lo < hi always
+    if (!cut_hi) hi = level.hi[column];
+  }
+  // One pass: the values below the new lo leave for below(), which counts
+  // them by elimination, with the old lo's ties; those above the new hi for
+  // above, with the old hi's ties; the new ends' ties are counted.
+  std::uint64_t at_lo = cut_lo ? 0 : level.at_lo[column];
+  std::uint64_t at_hi = cut_hi ? 0 : level.at_hi[column];
+  std::uint64_t above = level.above[column] + (cut_hi ? level.at_hi[column] : 0);
+  std::size_t kept = 0;
+  for (const double x : v) {
+    at_lo += x == lo;
+    at_hi += x == hi;
+    above += x > hi;
+    v[kept] = x;
+    kept += (x > lo) & (x < hi);
+  }
+  v.resize(kept);
+  level.lo[column] = lo;
+  level.hi[column] = hi;
+  level.at_lo[column] = at_lo;
+  level.at_hi[column] = at_hi;
+  level.above[column] = above;
 }
 
 std::optional<double> RunningQuantiles::order_statistic(const Level& level, std::size_t column,
                                                         std::uint64_t rank) const {
   const auto& inside = level.inside[column];
-  // the counts are exact integers, so the comparisons are too
-  auto r = static_cast<double>(rank) - below(level, column);
-  if (r < 0.0) return std::nullopt;
-  if (r < level.at_lo[column]) return level.lo[column];
-  r -= level.at_lo[column];
-  if (r < static_cast<double>(inside.size())) {
+  if (rank < below(level, column)) return std::nullopt;
+  rank -= below(level, column);
+  if (rank < level.at_lo[column]) return level.lo[column];
+  rank -= level.at_lo[column];
+  if (rank < inside.size()) {
     auto values = inside;
-    const auto k = static_cast<std::ptrdiff_t>(r);
+    const auto k = static_cast<std::ptrdiff_t>(rank);
     std::nth_element(values.begin(), values.begin() + k, values.end());
-    return values[static_cast<std::size_t>(k)];
+    return values[rank];
   }
-  r -= static_cast<double>(inside.size());
-  if (r < level.at_hi[column]) return level.hi[column];
+  rank -= inside.size();
+  if (rank < level.at_hi[column]) return level.hi[column];
   return std::nullopt;
 }
 

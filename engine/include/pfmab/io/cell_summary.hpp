@@ -42,7 +42,7 @@ class CellSummary {
  private:
   std::vector<stats::RunningMoments> moments_;      // per series
   std::vector<stats::RunningQuantiles> quantiles_;  // per series
-  std::vector<double> scratch_;                     // comm_count as doubles
+  std::vector<double> scratch_;                     // a block's comm_count as doubles
 };
 
 }  // namespace pfmab::io

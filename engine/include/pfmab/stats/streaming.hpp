@@ -47,37 +47,40 @@ class RunningMoments {
 // end result says so: quantile() then answers nothing and the caller selects
 // in the whole column (the output file holds it). Exact either way.
 //
-// Memory: per window, 1.5 times the narrowed width (at most about
-// 6 sqrt(R)), and never more than `capacity` values (narrower windows, more
-// misses, beyond that).
+// Memory: per window, twice the narrowed width (at most about 6 sqrt(R))
+// plus 128, and never more than `capacity` values (narrower windows, more
+// misses, beyond that) plus the rows added at once.
 class RunningQuantiles {
  public:
   RunningQuantiles(std::size_t columns, std::uint64_t total, std::span<const double> levels,
                    std::size_t capacity);
 
-  void add_row(std::span<const double> row);
+  // The next rows, row-major: values.size() / columns of them.
+  void add_rows(std::span<const double> values);
   std::uint64_t count() const { return count_; }
   // After `total` rows: the quantile at levels[level] of `column`, or nothing
   // if its window lost a wanted order statistic.
   std::optional<double> quantile(std::size_t column, std::size_t level) const;
 
  private:
-  // One level's windows over all columns. The counts are doubles (exact
-  // below 2^53) so that the comparisons of a row vectorise; the count below
-  // lo is what the others leave of count_. lo < hi always.
+  // One level's windows over all columns (lo < hi always). The count below
+  // lo is what the others leave of count_.
   struct Level {
     double q = 0.0;
     std::uint64_t rank = 0;  // of the lower order statistic interpolated
     std::vector<double> lo, hi;
-    std::vector<double> at_lo, at_hi, above;
+    std::vector<std::uint64_t> at_lo, at_hi, above;
     std::vector<std::vector<double>> inside;  // strictly between lo and hi
+    std::size_t limit = 0;                    // a window this full is narrowed
   };
 
-  double below(const Level& level, std::size_t column) const;
+  std::uint64_t below(const Level& level, std::size_t column) const;
   // The ranks among the first count_ values that the window of `level`
   // should keep: [first, last].
   std::pair<std::int64_t, std::int64_t> wanted_ranks(const Level& level) const;
   std::size_t trigger(const Level& level) const;
+  // The values of column `j` in the rows being added.
+  void add_column(Level& level, std::size_t j, std::span<const double> column);
   void narrow(Level& level, std::size_t column);
   // The order statistic of 0-based rank `rank` of a column, if the window
   // holds it.
@@ -88,6 +91,7 @@ class RunningQuantiles {
   std::size_t capacity_;
   std::uint64_t count_ = 0;
   std::vector<Level> levels_;
+  std::vector<double> columns_;  // a tile of columns of the rows being added
 };
 
 }  // namespace pfmab::stats
