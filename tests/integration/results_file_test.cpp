@@ -38,6 +38,7 @@
 #include <nlohmann/json.hpp>
 #include <signal.h>
 
+#include "pfmab/io/cell_summary.hpp"
 #include "pfmab/io/experiment.hpp"
 #include "pfmab/io/hdf5.hpp"
 #include "pfmab/sim/cell.hpp"
@@ -126,16 +127,45 @@ const std::string& big_digest() {
   return digest;
 }
 
-// stdout (the JSON report) of the uninterrupted run into a file
-const std::string& big_file_report() {
-  static const std::string report = [] {
+h5::Handle open_swmr_read(const fs::path& path) {
+  h5::Handle access(H5Pcreate(H5P_FILE_ACCESS));
+  h5::check(H5Pset_libver_bounds(access.get(), H5F_LIBVER_LATEST, H5F_LIBVER_LATEST),
+            "H5Pset_libver_bounds");
+  return h5::Handle(H5Fopen(path.c_str(), H5F_ACC_RDONLY | H5F_ACC_SWMR_READ, access.get()));
+}
+
+// Every summary dataset of an output, by path (cells/NNNN/summary/...).
+std::map<std::string, std::vector<double>> summaries_of(const fs::path& path) {
+  std::map<std::string, std::vector<double>> out;
+  const io::ResultsReader reader(path);
+  const auto file = open_swmr_read(path);
+  for (const auto& cell : reader.cells()) {
+    for (const auto* series : io::CellSummary::kSeries) {
+      for (const auto* stat : io::CellSummary::kStatistics) {
+        const auto name = cell.name + "/summary/" + series + "/" + stat;
+        h5::Handle set(H5Dopen2(file.get(), name.c_str(), H5P_DEFAULT));
+        out[name] = h5::read_block<double>(set.get(), 0, h5::dims(set.get())[0]);
+      }
+    }
+  }
+  return out;
+}
+
+// The uninterrupted run of kBig into a file: its stdout (the JSON report)
+// and the summaries it wrote.
+struct FileReference {
+  std::string report;
+  std::map<std::string, std::vector<double>> summaries;
+};
+const FileReference& big_file_reference() {
+  static const FileReference reference = [] {
     TempDir dir("reference-file");
     const auto to_file =
         run_cli(run_args(write_file(dir / "exp.toml", kBig.toml()), dir / "ref.h5"));
     EXPECT_EQ(to_file.exit_code, 0) << to_file.err;
-    return to_file.out;
+    return FileReference{to_file.out, summaries_of(dir / "ref.h5")};
   }();
-  return report;
+  return reference;
 }
 
 // The total of replications_done over all cells, or nothing while the file
@@ -158,13 +188,6 @@ void wait_until(Spawned& process, const std::function<bool()>& done, Clock::dura
   while (process.running() && !done() && Clock::now() - start < limit) {
     std::this_thread::sleep_for(20ms);
   }
-}
-
-h5::Handle open_swmr_read(const fs::path& path) {
-  h5::Handle access(H5Pcreate(H5P_FILE_ACCESS));
-  h5::check(H5Pset_libver_bounds(access.get(), H5F_LIBVER_LATEST, H5F_LIBVER_LATEST),
-            "H5Pset_libver_bounds");
-  return h5::Handle(H5Fopen(path.c_str(), H5F_ACC_RDONLY | H5F_ACC_SWMR_READ, access.get()));
 }
 
 constexpr const char* kRowDatasets[] = {
@@ -497,7 +520,8 @@ TEST_F(ResultsRoundTrip, AWriterRefusesAnotherExperimentAndLeavesItAlone) {
 TEST(ResultsResume, KilledAtSeveralPointsThenRerunGivesTheUninterruptedDigest) {
   const auto& digest = big_digest();
   ASSERT_EQ(digest.size(), 16u);
-  const auto& report = big_file_report();
+  const auto& reference = big_file_reference();
+  const auto& report = reference.report;
   ASSERT_EQ(digest_of({0, report, ""}), digest) << "-o changes the results";
   TempDir dir("kill");
   const auto experiment = write_file(dir / "exp.toml", kBig.toml());
@@ -570,6 +594,15 @@ TEST(ResultsResume, KilledAtSeveralPointsThenRerunGivesTheUninterruptedDigest) {
   EXPECT_EQ(final_run.out, report);
   const auto done = check_left_file(output, kBig.replications, "after the final run");
   EXPECT_EQ(done, std::vector<std::uint64_t>(kBigCells, kBig.replications));
+  // the summaries too, bit for bit (built as rows arrive, after a resume
+  // from the rows replayed)
+  const auto summaries = summaries_of(output);
+  ASSERT_EQ(summaries.size(), reference.summaries.size());
+  for (const auto& [name, values] : reference.summaries) {
+    EXPECT_TRUE(std::all_of(values.begin(), values.end(), [](double v) { return !std::isnan(v); }))
+        << name;
+    EXPECT_EQ(summaries.at(name), values) << name;
+  }
   const auto summary = run_cli({"summary", output.string(), "--json"});
   ASSERT_EQ(summary.exit_code, 0) << summary.err;
   EXPECT_EQ(digest_of(summary), digest);

@@ -195,6 +195,7 @@ void RunningQuantiles::add_column(Level& level, std::size_t j, std::span<const d
 
 void RunningQuantiles::narrow(Level& level, std::size_t column) {
   const auto [first, last] = wanted_ranks(level);
+  assert(first < last);
   auto& v = level.inside[column];
   const auto size = static_cast<std::int64_t>(v.size());
   // The wanted ranks' places among the values kept; a rank outside them
@@ -252,6 +253,14 @@ std::optional<double> RunningQuantiles::order_statistic(const Level& level, std:
   rank -= inside.size();
   if (rank < level.at_hi[column]) return level.hi[column];
   return std::nullopt;
+}
+
+std::size_t RunningQuantiles::held() const {
+  std::size_t values = 0;
+  for (const auto& level : levels_) {
+    for (const auto& inside : level.inside) values += inside.size();
+  }
+  return values;
 }
 
 std::optional<double> RunningQuantiles::quantile(std::size_t column, std::size_t level) const {

@@ -58,6 +58,8 @@ class RunningQuantiles {
   // The next rows, row-major: values.size() / columns of them.
   void add_rows(std::span<const double> values);
   std::uint64_t count() const { return count_; }
+  // The values all windows hold (their memory, in doubles).
+  std::size_t held() const;
   // After `total` rows: the quantile at levels[level] of `column`, or nothing
   // if its window lost a wanted order statistic.
   std::optional<double> quantile(std::size_t column, std::size_t level) const;
