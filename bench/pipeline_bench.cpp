@@ -7,28 +7,31 @@
 //                         and the digest, per replication
 //   BM_Sweep_Hdf5         what a new `pfmab run -o` does: the same, and every
 //                         result pushed to the WriterThread of a ResultsWriter
-//                         created for it, write_summaries(), closed (the file,
-//                         in the temp folder, is deleted after each iteration,
-//                         outside the timing)
+//                         created for it (which writes the rows and builds the
+//                         cell's summary as they arrive), write_summaries(),
+//                         closed (the file, in the temp folder, is deleted
+//                         after each iteration, outside the timing)
 //   BM_Sweep_Hdf5ReadBack the same plus reading the file back for the report
 //                         and digest, as `pfmab summary` and a resumed
 //                         `pfmab run -o` do
 //   BM_Sweep_Paired       NoOutput, Hdf5, Hdf5, NoOutput in every iteration:
 //                         their ratio, robust to the machine's drift
 //
-// and, on a file of the same sweep written once, what summarising a cell
-// costs (the writer thread does it when the cell's last row arrives; in a
-// one-cell sweep that is at the very end):
+// and, on a file of the same sweep written once, what a resumed run pays to
+// summarise a cell that an earlier run completed (its rows replayed from the
+// file into the summary):
 //
-//   BM_Summaries_Engine   ResultsWriter::write_summaries() on the file
+//   BM_Summaries_Replay   ResultsWriter::write_summaries() on the file
 //                         reopened, which summarises its complete cell again
+//
+// `writer_cpu_s` is the processor time of the writer thread: on a machine
+// whose cores all run workers, writing costs at least that much of them.
 //
 // One iteration is one whole sweep (Iterations(1)); repeat with
 // --benchmark_repetitions. This program's own flags: `--replications=N`
 // (default 10000) sets the replications of the one cell (the CTest smoke run
-// uses a small N); `--mode=per-pull|aggregated` (default per-pull, the
-// workload the figures in bench/README.md were first measured on) the
-// fidelity.
+// uses a small N); `--mode=aggregated|per-pull` (default aggregated, as
+// `pfmab run`) the fidelity.
 
 #include <unistd.h>
 
@@ -72,7 +75,7 @@ using Clock = std::chrono::steady_clock;
 // grid (40 log + 20 linear points), seed 1: one cell of short replications.
 constexpr std::int64_t kHorizon = 10'000;
 std::uint64_t replications = 10'000;  // --replications=N
-std::string mode = "per-pull";        // --mode=NAME
+std::string mode = "aggregated";      // --mode=NAME
 
 // The experiment as `pfmab run --means ... --alpha 0.5 -T 1e4 -R N` builds it.
 const pfmab::io::Experiment& experiment() {
@@ -196,6 +199,7 @@ void BM_Sweep_NoOutput(benchmark::State& state) {
 // Seconds spent in each step of an HDF5 run, summed over runs.
 struct Hdf5Times {
   double create = 0.0, sweep = 0.0, sink = 0.0, summaries = 0.0, close = 0.0, read = 0.0;
+  double writer_cpu = 0.0;
 };
 
 // One sweep as a new `pfmab run -o` does it; returns the run's digest.
@@ -220,6 +224,7 @@ std::string sweep_hdf5(const pfmab::sim::RunOptions& run, const std::filesystem:
                               times.sink += seconds(Clock::now() - start);
                             });
       writing.finish();
+      times.writer_cpu += writing.cpu_seconds();
     }
     t2 = Clock::now();
     writer.write_summaries();
@@ -253,11 +258,10 @@ void sweep_hdf5(benchmark::State& state, bool read_back) {
     fail(state, fmt::format("digest {} differs from the run without output's {}", digest_hex,
                             expected_digest()));
   }
-  std::vector<std::pair<const char*, double>> parts{{"create_s", times.create},
-                                                    {"sweep_s", times.sweep},
-                                                    {"sink_s", times.sink},
-                                                    {"summaries_s", times.summaries},
-                                                    {"close_s", times.close}};
+  std::vector<std::pair<const char*, double>> parts{
+      {"create_s", times.create}, {"sweep_s", times.sweep},
+      {"sink_s", times.sink},     {"summaries_s", times.summaries},
+      {"close_s", times.close},   {"writer_cpu_s", times.writer_cpu}};
   if (read_back) parts.emplace_back("read_s", times.read);
   report(state, parts);
 }
@@ -275,7 +279,8 @@ void BM_Sweep_Hdf5ReadBack(benchmark::State& state) { sweep_hdf5(state, true); }
 void BM_Sweep_Paired(benchmark::State& state) {
   const auto path = output_path();
   std::filesystem::remove(path);
-  double ratio = 0.0, sweep_ratio = 0.0, none_s = 0.0, hdf5_s = 0.0, summaries_s = 0.0;
+  double ratio = 0.0, sweep_ratio = 0.0, none_s = 0.0, hdf5_s = 0.0, summaries_s = 0.0,
+         writer_cpu_s = 0.0;
   for (auto _ : state) {
     double sink_s = 0.0, none = 0.0, hdf5 = 0.0;
     Hdf5Times times;
@@ -297,18 +302,20 @@ void BM_Sweep_Paired(benchmark::State& state) {
     none_s += none / 2;
     hdf5_s += hdf5 / 2;
     summaries_s += times.summaries / 2;
+    writer_cpu_s += times.writer_cpu / 2;
   }
   for (const auto& [name, value] : {std::pair{"hdf5_ratio", ratio},
                                     {"sweep_ratio", sweep_ratio},
                                     {"none_s", none_s},
                                     {"hdf5_s", hdf5_s},
-                                    {"summaries_s", summaries_s}}) {
+                                    {"summaries_s", summaries_s},
+                                    {"writer_cpu_s", writer_cpu_s}}) {
     state.counters[name] = benchmark::Counter(value, benchmark::Counter::kAvgIterations);
   }
 }
 
 //------------------------------------------------------------------------------
-// write_summaries, taken apart, on one file of the sweep
+// A resumed run's summary of a cell completed earlier, on one file of the sweep
 //------------------------------------------------------------------------------
 
 // The sweep's rows (and summary), written once on 2 threads, deleted at exit.
@@ -340,9 +347,10 @@ const std::filesystem::path& rows_file() {
   return file.path();
 }
 
-// The engine's own write_summaries on the rows file (reopened as a resumed
-// run outside the timing; its writes of the summary datasets included).
-void BM_Summaries_Engine(benchmark::State& state) {
+// write_summaries on the rows file reopened (as a resumed run, outside the
+// timing): every row read back and replayed into the cell's summary, whose
+// datasets are written.
+void BM_Summaries_Replay(benchmark::State& state) {
   const auto& path = rows_file();
   for (auto _ : state) {
     state.PauseTiming();
@@ -370,8 +378,8 @@ void register_all() {
         ->Unit(benchmark::kMillisecond)
         ->UseRealTime();
   }
-  benchmark::RegisterBenchmark((std::string("BM_Summaries_Engine") + suffix).c_str(),
-                               BM_Summaries_Engine)
+  benchmark::RegisterBenchmark((std::string("BM_Summaries_Replay") + suffix).c_str(),
+                               BM_Summaries_Replay)
       ->Unit(benchmark::kMillisecond)
       ->UseRealTime();
 }

@@ -1,6 +1,7 @@
 #include "pfmab/io/writer_thread.hpp"
 
 #include <pthread.h>
+#include <time.h>
 
 namespace pfmab::io {
 
@@ -11,7 +12,7 @@ WriterThread::WriterThread(ResultsWriter& writer) : writer_(writer) {
     pthread_setname_np(pthread_self(), "pfmab-writer");  // as top -H and perf show it
     for (RowBlock* block = nullptr;;) {
       full_.pop(block);
-      if (block == nullptr) return;
+      if (block == nullptr) break;
       // after an error, keep taking blocks so that push() never blocks forever
       if (!error_) {
         try {
@@ -22,6 +23,9 @@ WriterThread::WriterThread(ResultsWriter& writer) : writer_(writer) {
       }
       free_.push(block);
     }
+    timespec used{};
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &used);
+    cpu_seconds_ = static_cast<double>(used.tv_sec) + 1e-9 * static_cast<double>(used.tv_nsec);
   });
 }
 

@@ -42,6 +42,9 @@ class WriterThread {
   void push(std::size_t cell, const sim::ReplicationResult& result);
   // Waits until every queued result is appended; rethrows a writer error.
   void finish();
+  // The processor time the writer thread used, once finished (what writing
+  // costs a run whose workers use every core: bench/README.md).
+  double cpu_seconds() const { return cpu_seconds_; }
 
  private:
   static constexpr std::size_t blocks = 5;  // 4 waiting and 1 filling: bounds the memory held
@@ -57,6 +60,7 @@ class WriterThread {
   std::vector<std::uint64_t> handed_;  // per cell: rows queued, from the writer's done()
   std::chrono::steady_clock::time_point started_;  // of filling_
   std::exception_ptr error_;
+  double cpu_seconds_ = 0.0;
   std::thread thread_;
 };
 
