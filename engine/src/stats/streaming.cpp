@@ -10,11 +10,16 @@
 namespace pfmab::stats {
 namespace {
 
-// The loops over a row's columns run once per value a run summarises: built
-// for wide vectors too, chosen at load time by the processor. Every lane
-// does the same IEEE operations in the same order (and the engine is built
-// without contraction to FMA), so each clone gives the same bits.
+// The loops that touch every value a run summarises are built for wide
+// vectors too, chosen at load time by the processor. Every lane does the
+// same IEEE operations in the same order (and the engine is built without
+// contraction to FMA), so each clone gives the same bits. (Not under a
+// sanitizer: the clones' resolvers run before its runtime is up, and crash.)
+#if defined(__SANITIZE_THREAD__) || defined(__SANITIZE_ADDRESS__)
+#define PFMAB_VECTOR_CLONES
+#else
 #define PFMAB_VECTOR_CLONES __attribute__((target_clones("avx512f", "avx2", "default")))
+#endif
 
 PFMAB_VECTOR_CLONES
 void welford_row(const double* __restrict row, double* __restrict sum, double* __restrict mean,

@@ -48,6 +48,9 @@ class OutputLock {
 // multiple-reader mode, so h5py can read the file while it grows and after
 // the writer is killed at any moment. A row counts once replications_done
 // covers it; replications_done is written only after the rows are flushed.
+// Each cell's summary is built as its rows arrive (CellSummary), so it is
+// written as soon as the last one is in, without reading the rows back; a
+// writer that continues a cell replays the rows already there first.
 class ResultsWriter {
  public:
   // The rows of a chunk of every per-replication dataset. Rows are written
