@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <numeric>
 
 #include <fmt/format.h>
@@ -21,6 +22,28 @@ std::uint64_t ceil_to_slots(double x) {
 
 }  // namespace
 
+std::string_view to_string(Preset preset) {
+  return preset == Preset::paper ? "paper" : "authors-code";
+}
+
+Preset parse_preset(std::string_view name) {
+  if (name == "paper") return Preset::paper;
+  if (name == "authors-code") return Preset::authors_code;
+  throw UserError(fmt::format("unknown preset '{}' (expected 'paper' or 'authors-code')", name));
+}
+
+std::string_view to_string(Lengths lengths) {
+  return lengths == Lengths::paper ? "paper" : "large-m";
+}
+
+Lengths parse_lengths(std::string_view name) {
+  if (name == "paper") return Lengths::paper;
+  if (name == "large-m") return Lengths::large_m;
+  throw UserError(fmt::format(
+      "unknown exploration lengths '{}' (expected 'paper' or 'large-m', the Remark of Sec. 4)",
+      name));
+}
+
 PfUcbRule::PfUcbRule(const PfUcbParams& params, double alpha, std::size_t clients,
                      std::uint64_t horizon)
     : params_(params),
@@ -39,21 +62,31 @@ void validate_confidence_constant(double constant) {
   }
 }
 
-std::uint64_t PfUcbRule::global_rounds(std::uint64_t phase) const {
-  return ceil_to_slots((1.0 - alpha_) * schedule_.f(phase));
+std::uint64_t PfUcbRule::global_rounds(std::uint64_t phase, double factor) const {
+  const double rounds = (1.0 - alpha_) * schedule_.f(phase) * factor;
+  return ceil_to_slots(params_.lengths == Lengths::paper ? rounds : rounds / clients_);
 }
 
-std::uint64_t PfUcbRule::local_rounds(std::uint64_t phase) const {
-  return ceil_to_slots(clients_ * alpha_ * schedule_.f(phase));
+std::uint64_t PfUcbRule::local_rounds(std::uint64_t phase, double factor) const {
+  return ceil_to_slots(params_.lengths == Lengths::paper
+                           ? clients_ * alpha_ * schedule_.f(phase) * factor
+                           : alpha_ * schedule_.f(phase) * factor);
 }
 
 double PfUcbRule::confidence_radius(std::uint64_t phase) const {
-  return std::sqrt(params_.confidence_constant * log_term_ /
-                   (clients_ * schedule_.cumulative(phase)));
+  return confidence_radius_at(schedule_.cumulative(phase));
+}
+
+double PfUcbRule::confidence_radius_at(double cumulative) const {
+  return std::sqrt(params_.confidence_constant * log_term_ / (clients_ * cumulative));
 }
 
 PfUcbClient::PfUcbClient(std::size_t arms)
-    : sums_(arms, 0.0), pulls_(arms, 0), mixed_estimates_(arms, 0.0), active_(arms) {
+    : sums_(arms, 0.0),
+      pulls_(arms, 0),
+      mixed_estimates_(arms, 0.0),
+      global_means_(arms, 0.0),
+      active_(arms) {
   std::iota(active_.begin(), active_.end(), 0u);
 }
 
@@ -66,6 +99,25 @@ std::uint32_t PfUcbClient::exploit_arm() const {
   return best;
 }
 
+double PfUcbClient::exploit_value(std::uint32_t arm, double alpha) const {
+  return alpha * sample_mean(arm) + (1.0 - alpha) * global_means_[arm];
+}
+
+std::uint32_t PfUcbClient::exploit_arm_authors(double alpha) const {
+  if (fixed_arm_) return *fixed_arm_;
+  std::optional<std::uint32_t> best;
+  double best_value = 0.0;
+  for (std::uint32_t k = 0; k < pulls_.size(); ++k) {
+    if (pulls_[k] == 0) continue;  // no estimate yet
+    const double value = exploit_value(k, alpha);
+    if (!best || value > best_value) {
+      best = k;
+      best_value = value;
+    }
+  }
+  return best.value_or(0);
+}
+
 void PfUcbClient::record(std::uint32_t arm, std::uint64_t pulls, double reward_sum) {
   sums_[arm] += reward_sum;
   pulls_[arm] += pulls;
@@ -75,34 +127,75 @@ double PfUcbClient::sample_mean(std::uint32_t arm) const {
   return sums_[arm] / static_cast<double>(pulls_[arm]);
 }
 
-void PfUcbClient::update(std::span<const double> global_means, double alpha, double radius) {
-  if (active_.empty()) return;
-  std::uint32_t leader = active_.front();
-  for (const auto k : active_) {
-    mixed_estimates_[k] = alpha * sample_mean(k) + (1.0 - alpha) * global_means[k];
-    if (mixed_estimates_[k] > mixed_estimates_[leader]) leader = k;
+void PfUcbClient::update(std::span<const double> global_means, double alpha, double radius,
+                         Preset preset) {
+  global_means_.assign(global_means.begin(), global_means.end());
+  updated_ = true;
+  if (!eliminates_against_all_arms(preset)) {
+    if (active_.empty()) return;
+    std::uint32_t leader = active_.front();
+    for (const auto k : active_) {
+      mixed_estimates_[k] = alpha * sample_mean(k) + (1.0 - alpha) * global_means[k];
+      if (mixed_estimates_[k] > mixed_estimates_[leader]) leader = k;
+    }
+    // Eqn. (8): drop k when max_l mu_bar'_l - mu_bar'_k >= 2 B_p. The leader has
+    // gap 0 < 2 B_p; naming it keeps it also when B_p = 0 (L = log 1).
+    const double best = mixed_estimates_[leader];
+    std::erase_if(active_, [&](std::uint32_t k) {
+      return k != leader && best - mixed_estimates_[k] >= 2.0 * radius;
+    });
+  } else {
+    // The authors' client.py: every estimate is refreshed, and an arm of A_m
+    // goes when mu_bar'_k + B < max over all arms of (mu_bar'_l - B).
+    double best = -std::numeric_limits<double>::infinity();
+    for (std::uint32_t k = 0; k < pulls_.size(); ++k) {
+      if (pulls_[k] == 0) continue;
+      mixed_estimates_[k] = alpha * sample_mean(k) + (1.0 - alpha) * global_means[k];
+      best = std::max(best, mixed_estimates_[k] - radius);
+    }
+    std::erase_if(active_, [&](std::uint32_t k) { return mixed_estimates_[k] + radius < best; });
   }
-  // Eqn. (8): drop k when max_l mu_bar'_l - mu_bar'_k >= 2 B_p. The leader has
-  // gap 0 < 2 B_p; naming it keeps it also when B_p = 0 (L = log 1).
-  const double best = mixed_estimates_[leader];
-  std::erase_if(active_, [&](std::uint32_t k) {
-    return k != leader && best - mixed_estimates_[k] >= 2.0 * radius;
-  });
   if (active_.size() == 1) {
     fixed_arm_ = active_.front();
     active_.clear();
   }
 }
 
-PfUcbServer::PfUcbServer(std::size_t arms) : active_(arms), global_means_(arms, 0.0) {
+std::vector<double> PfUcbClient::gap_estimates(double radius) const {
+  std::vector<double> gaps(pulls_.size(), 1.0);
+  if (!updated_) return gaps;
+  double best = -std::numeric_limits<double>::infinity();
+  for (std::uint32_t k = 0; k < pulls_.size(); ++k) {
+    if (pulls_[k] > 0) best = std::max(best, mixed_estimates_[k]);
+  }
+  for (std::uint32_t k = 0; k < pulls_.size(); ++k) {
+    if (pulls_[k] > 0) gaps[k] = std::min(best - mixed_estimates_[k] + 2.0 * radius, 1.0);
+  }
+  return gaps;
+}
+
+PfUcbServer::PfUcbServer(std::size_t arms, std::size_t clients)
+    : active_(arms), global_means_(arms, 0.0), gaps_(clients, std::vector<double>(arms, 1.0)) {
   std::iota(active_.begin(), active_.end(), 0u);
 }
 
-void PfUcbServer::aggregate(std::span<const PfUcbClient> clients) {
-  for (const auto k : active_) {
+void PfUcbServer::aggregate(std::span<const PfUcbClient> clients,
+                            std::span<const std::uint32_t> participants, Preset preset) {
+  auto mean_over_participants = [&](std::uint32_t k) {
     double sum = 0.0;
-    for (const auto& client : clients) sum += client.sample_mean(k);
-    global_means_[k] = sum / static_cast<double>(clients.size());
+    std::size_t count = 0;
+    for (const auto m : participants) {
+      if (clients[m].pulls(k) == 0) continue;
+      sum += clients[m].sample_mean(k);
+      ++count;
+    }
+    if (count > 0) global_means_[k] = sum / static_cast<double>(count);
+  };
+  if (eliminates_against_all_arms(preset)) {
+    // server.py averages every arm's local means
+    for (std::uint32_t k = 0; k < global_means_.size(); ++k) mean_over_participants(k);
+  } else {
+    for (const auto k : active_) mean_over_participants(k);
   }
 }
 
@@ -115,6 +208,23 @@ void PfUcbServer::unite(std::span<const PfUcbClient> clients) {
   for (std::uint32_t k = 0; k < in_union.size(); ++k) {
     if (in_union[k]) active_.push_back(k);
   }
+}
+
+void PfUcbServer::receive_gaps(std::size_t client, std::vector<double> gaps) {
+  gaps_[client] = std::move(gaps);
+}
+
+double PfUcbServer::length_factor(std::size_t client, std::uint32_t arm, double alpha) const {
+  const double own = gaps_[client][arm];
+  double roots = 0.0;
+  bool equal = true;
+  for (const auto& gaps : gaps_) {
+    roots += std::sqrt(gaps[arm]);
+    equal = equal && gaps[arm] == own;
+  }
+  if (equal) return 1.0;  // what the formula gives in exact arithmetic
+  const double m = static_cast<double>(gaps_.size());
+  return (alpha * std::sqrt(own) + (1.0 - alpha) / m * roots) / std::sqrt(own);
 }
 
 }  // namespace pfmab::algorithms

@@ -21,19 +21,37 @@ void validate_comm_cost(double comm_cost) {
 
 namespace {
 
-const CellSpec& validated(const CellSpec& spec) {
+CellSpec validated(CellSpec spec) {
   validate_horizon(spec.horizon);
   validate_comm_cost(spec.comm_cost);
+  using namespace algorithms;
+  spec.params.enhanced = spec.algorithm == AlgorithmKind::pf_ucb_enhanced;
+  if (!is_pf_ucb(spec.algorithm)) {
+    const auto name = to_string(spec.algorithm);
+    if (spec.params.preset != Preset::paper) {
+      throw UserError(fmt::format("the preset '{}' is PF-UCB's; {} has none (use 'paper')",
+                                  to_string(spec.params.preset), name));
+    }
+    if (spec.params.lengths != Lengths::paper) {
+      throw UserError(fmt::format("the exploration lengths '{}' are PF-UCB's; {} has none",
+                                  to_string(spec.params.lengths), name));
+    }
+    if (!spec.participation.full(spec.instance->clients())) {
+      throw UserError(fmt::format("partial participation is PF-UCB's; {} has every client", name));
+    }
+  }
+  validate(spec.participation, spec.instance->clients());
   return spec;
 }
 
 }  // namespace
 
 Cell::Cell(CellSpec spec, std::uint64_t index)
-    : spec_(validated(spec)),
+    : spec_(validated(std::move(spec))),
       index_(index),
       measured_(*spec_.instance, spec_.alpha),
-      rule_(spec_.params, spec_.alpha, spec_.instance->clients(), spec_.horizon),
+      rule_(spec_.params, spec_.algorithm_alpha.value_or(spec_.alpha), spec_.instance->clients(),
+            spec_.horizon),
       checkpoints_(checkpoint_grid(spec_.horizon, spec_.checkpoints.log_points,
                                    spec_.checkpoints.linear_points)) {}
 

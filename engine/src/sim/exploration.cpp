@@ -1,5 +1,6 @@
 #include "pfmab/sim/exploration.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <vector>
 
@@ -21,7 +22,7 @@ Fidelity parse_fidelity(std::string_view name) {
 }
 
 void draw_reward_sums(Fidelity fidelity, const model::Instance& instance, std::size_t client,
-                      pcg32& stream, const RoundRobin& run, std::span<double> sums) {
+                      pcg32& stream, const Run& run, std::span<double> sums) {
   if (fidelity == Fidelity::per_pull) {
     explore_per_pull(instance, client, stream, run, sums);
   } else {
@@ -29,44 +30,67 @@ void draw_reward_sums(Fidelity fidelity, const model::Instance& instance, std::s
   }
 }
 
+namespace {
+
+// Calls draw(i) once per pull of run.arms[i], in the run's slot order.
+template <class Draw>
+void for_each_pull(const Run& run, Draw&& draw) {
+  const std::size_t n = run.arms.size();
+  if (run.order == Order::blocked) {
+    for (std::size_t i = 0; i < n; ++i) {
+      for (std::uint64_t r = 0; r < run.pulls(i); ++r) draw(i);
+    }
+  } else if (run.counts.empty()) {
+    for (std::uint64_t r = 0; r < run.rounds; ++r) {
+      for (std::size_t i = 0; i < n; ++i) draw(i);
+    }
+  } else {
+    const std::uint64_t most = *std::max_element(run.counts.begin(), run.counts.end());
+    for (std::uint64_t r = 0; r < most; ++r) {
+      for (std::size_t i = 0; i < n; ++i) {
+        if (r < run.counts[i]) draw(i);
+      }
+    }
+  }
+}
+
+}  // namespace
+
 void explore_per_pull(const model::Instance& instance, std::size_t client, pcg32& stream,
-                      const RoundRobin& run, std::span<double> sums) {
+                      const Run& run, std::span<double> sums) {
   const std::size_t n = run.arms.size();
   const auto means = instance.local_means(client);
-  const auto pulls = static_cast<double>(run.rounds);
   if (instance.rewards().kind == model::RewardKind::gaussian) {
     // X = mu + sigma Z: sum the Z per arm, scale once.
     std::vector<double> noise(n, 0.0);
     rng::UnitNormal normal;
-    for (std::uint64_t r = 0; r < run.rounds; ++r) {
-      for (std::size_t i = 0; i < n; ++i) noise[i] += normal(stream);
-    }
+    for_each_pull(run, [&](std::size_t i) { noise[i] += normal(stream); });
     const double sigma = instance.rewards().sigma;
-    for (std::size_t i = 0; i < n; ++i) sums[i] = pulls * means[run.arms[i]] + sigma * noise[i];
+    for (std::size_t i = 0; i < n; ++i) {
+      sums[i] = static_cast<double>(run.pulls(i)) * means[run.arms[i]] + sigma * noise[i];
+    }
   } else {
     std::vector<std::uint64_t> threshold(n), successes(n, 0);
     for (std::size_t i = 0; i < n; ++i) threshold[i] = rng::bernoulli_threshold(means[run.arms[i]]);
-    for (std::uint64_t r = 0; r < run.rounds; ++r) {
-      for (std::size_t i = 0; i < n; ++i) successes[i] += std::uint64_t{stream()} < threshold[i];
-    }
+    for_each_pull(run, [&](std::size_t i) { successes[i] += std::uint64_t{stream()} < threshold[i]; });
     for (std::size_t i = 0; i < n; ++i) sums[i] = static_cast<double>(successes[i]);
   }
 }
 
 void explore_aggregated(const model::Instance& instance, std::size_t client, pcg32& stream,
-                        const RoundRobin& run, std::span<double> sums) {
+                        const Run& run, std::span<double> sums) {
   const auto means = instance.local_means(client);
-  const auto n = run.rounds;
   if (instance.rewards().kind == model::RewardKind::gaussian) {
-    const double spread = instance.rewards().sigma * std::sqrt(static_cast<double>(n));
+    const double sigma = instance.rewards().sigma;
     rng::UnitNormal normal;
     for (std::size_t i = 0; i < run.arms.size(); ++i) {
-      sums[i] = static_cast<double>(n) * means[run.arms[i]] + spread * normal(stream);
+      const auto n = static_cast<double>(run.pulls(i));
+      sums[i] = n * means[run.arms[i]] + sigma * std::sqrt(n) * normal(stream);
     }
   } else {
     for (std::size_t i = 0; i < run.arms.size(); ++i) {
       sums[i] = static_cast<double>(
-          rng::binomial(stream, static_cast<std::int64_t>(n), means[run.arms[i]]));
+          rng::binomial(stream, static_cast<std::int64_t>(run.pulls(i)), means[run.arms[i]]));
     }
   }
 }

@@ -27,19 +27,75 @@ Trajectory::Trajectory(const model::Instance& instance, const model::MixedModel&
   series_.comm_count.reserve(checkpoints.size());
 }
 
+std::uint64_t Run::slots() const {
+  if (counts.empty()) return arms.size() * rounds;
+  std::uint64_t total = 0;
+  for (const auto c : counts) total += c;
+  return total;
+}
+
+void Run::add_pulls(std::uint64_t elapsed, std::uint64_t* per_arm) const {
+  const std::size_t n = arms.size();
+  if (order == Order::blocked) {
+    for (std::size_t i = 0; i < n && elapsed > 0; ++i) {
+      const std::uint64_t taken = std::min(elapsed, pulls(i));
+      per_arm[arms[i]] += taken;
+      elapsed -= taken;
+    }
+    return;
+  }
+  if (counts.empty()) {
+    // every arm gets elapsed / n pulls, the first elapsed % n one more
+    for (std::size_t i = 0; i < n; ++i) {
+      per_arm[arms[i]] += elapsed / n + (i < elapsed % n ? 1 : 0);
+    }
+    return;
+  }
+  // Unequal counts: in the first R rounds arm i is pulled min(counts[i], R)
+  // times. Find the last R whose rounds fit in `elapsed`, level by level of
+  // the sorted counts, then give the arms still owed pulls one more each, in
+  // index order, while slots remain.
+  std::vector<std::uint64_t> levels(counts.begin(), counts.end());
+  std::sort(levels.begin(), levels.end());
+  std::uint64_t rounds_done = 0, used = 0;
+  for (std::size_t j = 0; j < n; ++j) {
+    const std::uint64_t owed = n - j;  // arms with counts above rounds_done
+    const std::uint64_t step = std::min((elapsed - used) / owed, levels[j] - rounds_done);
+    used += step * owed;
+    rounds_done += step;
+    if (rounds_done < levels[j]) break;
+  }
+  std::uint64_t extra = elapsed - used;
+  for (std::size_t i = 0; i < n; ++i) {
+    const std::uint64_t c = counts[i];
+    per_arm[arms[i]] += std::min(c, rounds_done);
+    if (c > rounds_done && extra > 0) {
+      ++per_arm[arms[i]];
+      --extra;
+    }
+  }
+}
+
+std::uint64_t ClientPlay::slots() const {
+  std::uint64_t total = global.slots() + local.slots();
+  for (const auto& s : waiting) total += s.slots;
+  return total;
+}
+
 void Trajectory::add_pulls(std::span<const ClientPlay> plays, std::uint64_t elapsed,
                            std::vector<std::uint64_t>& counts) const {
   for (std::size_t m = 0; m < clients_; ++m) {
+    auto* per_arm = counts.data() + m * arms_;
     std::uint64_t left = elapsed;
-    for (const auto& run : plays[m]) {
-      const std::uint64_t taken = std::min(left, run.slots());
+    for (const Run* run : {&plays[m].global, &plays[m].local}) {
+      const std::uint64_t taken = std::min(left, run->slots());
+      run->add_pulls(taken, per_arm);
       left -= taken;
-      if (taken == 0) continue;
-      // round robin: every arm gets taken / n pulls, the first taken % n one more
-      const std::uint64_t n = run.arms.size();
-      for (std::uint64_t i = 0; i < n; ++i) {
-        counts[m * arms_ + run.arms[i]] += taken / n + (i < taken % n ? 1 : 0);
-      }
+    }
+    for (const auto& segment : plays[m].waiting) {
+      const std::uint64_t taken = std::min(left, segment.slots);
+      per_arm[segment.arm] += taken;
+      left -= taken;
     }
   }
 }
@@ -61,10 +117,10 @@ void Trajectory::record(const std::vector<std::uint64_t>& counts, std::uint64_t 
 }
 
 void Trajectory::advance(std::span<const ClientPlay> plays, std::uint64_t length,
-                         std::uint64_t comm_rounds) {
+                         std::uint64_t exchanges) {
   const std::uint64_t end = std::min(now_ + length, horizon());
   const bool completes = length <= horizon() - now_;
-  const std::uint64_t comm_at_end = completes ? comm_count_ + comm_rounds * clients_ : comm_count_;
+  const std::uint64_t comm_at_end = completes ? comm_count_ + exchanges : comm_count_;
   for (; next_checkpoint_ < checkpoints_.size() && checkpoints_[next_checkpoint_] <= end;
        ++next_checkpoint_) {
     const std::uint64_t at = checkpoints_[next_checkpoint_];
@@ -75,6 +131,19 @@ void Trajectory::advance(std::span<const ClientPlay> plays, std::uint64_t length
   add_pulls(plays, end - now_, pulls_);
   comm_count_ = comm_at_end;
   now_ = end;
+}
+
+void Trajectory::advance_slot(std::span<const std::uint32_t> arms) {
+  for (std::size_t m = 0; m < clients_; ++m) ++pulls_[m * arms_ + arms[m]];
+  ++now_;
+  record_due_checkpoints();
+}
+
+void Trajectory::record_due_checkpoints() {
+  if (next_checkpoint_ < checkpoints_.size() && checkpoints_[next_checkpoint_] == now_) {
+    record(pulls_, comm_count_);
+    ++next_checkpoint_;
+  }
 }
 
 }  // namespace pfmab::sim

@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <optional>
 #include <span>
+#include <string_view>
 #include <vector>
 
 #include "pfmab/algorithms/schedule.hpp"
@@ -15,11 +16,43 @@ enum class LogTerm {
   clients_horizon,  // L = log(M T) (remark after Theorem 2)
 };
 
+// Which rules PF-UCB follows where the paper and its authors' published code
+// (ShenGroup/PF_MAB, client.py) differ (DESIGN section 6).
+enum class Preset {
+  paper,         // Algorithm 1 and 2 as printed
+  authors_code,  // see the four rules below
+};
+
+// The exploration lengths of a phase.
+enum class Lengths {
+  paper,    // n_g = ceil((1 - alpha) f(p)), n_l = ceil(M alpha f(p)) (Sec. 4)
+  large_m,  // n_g = ceil((1 - alpha) f(p) / M), n_l = ceil(alpha f(p)) (Remark, Sec. 4)
+};
+
+std::string_view to_string(Preset preset);    // "paper", "authors-code"
+Preset parse_preset(std::string_view name);   // throws UserError
+std::string_view to_string(Lengths lengths);  // "paper", "large-m"
+Lengths parse_lengths(std::string_view name); // throws UserError
+
 struct PfUcbParams {
   ScheduleSpec schedule;
   double confidence_constant = 4.0;  // c_B in B_p = sqrt(c_B L / (M F(p)))
   LogTerm log_term = LogTerm::horizon;
+  Preset preset = Preset::paper;
+  Lengths lengths = Lengths::paper;
+  bool enhanced = false;  // lengths scaled per arm by estimated gaps (Sec. 6, Appendix A)
 };
+
+// What the authors'-code preset changes, one rule each:
+// - elimination against the largest mixed estimate over all K arms (an arm
+//   out of A_m keeps its last one), when the gap exceeds 2 B strictly;
+// - every pull, exploitation included, feeds the sample means;
+// - exploration pulls each arm all its times in a row (Order::blocked);
+// - the waiting arm is the argmax over all K arms of alpha s/N (current) +
+//   (1 - alpha) times the last global means, chosen again after every pull.
+inline bool eliminates_against_all_arms(Preset p) { return p == Preset::authors_code; }
+inline bool exploitation_feeds_means(Preset p) { return p == Preset::authors_code; }
+inline bool pulls_blocked(Preset p) { return p == Preset::authors_code; }
 
 // Throws UserError unless c_B is a finite number > 0.
 void validate_confidence_constant(double constant);
@@ -36,12 +69,18 @@ class PfUcbRule {
   double alpha() const { return alpha_; }
   const ExplorationSchedule& schedule() const { return schedule_; }
 
-  // n_g(p) = ceil((1 - alpha) f(p)): pulls of every arm of A(p), every client.
-  std::uint64_t global_rounds(std::uint64_t phase) const;
-  // n_l(p) = ceil(M alpha f(p)): pulls of every arm of A_m(p), client m.
-  std::uint64_t local_rounds(std::uint64_t phase) const;
+  // Pulls of an arm in global exploration, every client: n_g(p) =
+  // ceil((1 - alpha) f(p)) (or / M, large-M lengths), times the enhanced
+  // algorithm's `factor` for that client and arm (1: plain PF-UCB).
+  std::uint64_t global_rounds(std::uint64_t phase, double factor = 1.0) const;
+  // Local exploration: n_l(p) = ceil(M alpha f(p)) (or ceil(alpha f(p))).
+  std::uint64_t local_rounds(std::uint64_t phase, double factor = 1.0) const;
   // B_p = sqrt(c_B L / (M F(p))), Eqn. (8).
   double confidence_radius(std::uint64_t phase) const;
+  // The same for a client whose own cumulative schedule is `cumulative`
+  // (under partial participation, the sum of f over the phases it took part
+  // in); infinite for 0.
+  double confidence_radius_at(double cumulative) const;
 
  private:
   PfUcbParams params_;
@@ -51,60 +90,91 @@ class PfUcbRule {
   ExplorationSchedule schedule_;
 };
 
-// One client's state (Algorithm 1): reward sums s_{k,m} and counts T_{k,m}
-// over exploration pulls, local active set A_m, fixed arm O_m, and the mixed
-// estimates of its last completed phase.
+// One client's state (Algorithm 1): reward sums s_{k,m} and counts T_{k,m},
+// local active set A_m, fixed arm O_m, the mixed estimates of its last
+// update and the global means it last received.
 class PfUcbClient {
  public:
   explicit PfUcbClient(std::size_t arms);
 
-  // A_m(p), increasing arm indices; empty once the client has fixed its arm.
+  // A_m(p), increasing arm indices; empty once the client has fixed its arm
+  // (or, under the authors' rule only, eliminated every arm).
   std::span<const std::uint32_t> active() const { return active_; }
   std::optional<std::uint32_t> fixed_arm() const { return fixed_arm_; }
 
-  // The arm played while waiting for the server: O_m if fixed, else the
-  // argmax over A_m of the previous phase's mixed estimates, lowest index on
-  // ties (in phase 1 every estimate is 0, so the lowest active arm).
+  // The arm played while waiting for the server under Algorithm 1: O_m if
+  // fixed, else the argmax over A_m of the last mixed estimates, lowest index
+  // on ties (in phase 1 every estimate is 0, so the lowest active arm).
   std::uint32_t exploit_arm() const;
+  // The same under the authors' rule: O_m if fixed, else the argmax over all
+  // K arms (pulled at least once) of alpha s_k / T_k + (1 - alpha) times the
+  // last global means, lowest index on ties.
+  std::uint32_t exploit_arm_authors(double alpha) const;
+  // alpha s_k / T_k + (1 - alpha) mu_bar_k: what exploit_arm_authors ranks.
+  double exploit_value(std::uint32_t arm, double alpha) const;
 
-  // Exploration pulls: `pulls` rewards of `arm` summing to `reward_sum`.
+  // `pulls` rewards of `arm` summing to `reward_sum`.
   void record(std::uint32_t arm, std::uint64_t pulls, double reward_sum);
   std::uint64_t pulls(std::uint32_t arm) const { return pulls_[arm]; }
+  double sum(std::uint32_t arm) const { return sums_[arm]; }
+  // mu_bar_k as last received from the server (0 before the first time).
+  double global_mean(std::uint32_t arm) const { return global_means_[arm]; }
   // mu_bar_{k,m} = s_{k,m} / T_{k,m}: what the client sends to the server.
   double sample_mean(std::uint32_t arm) const;
 
-  // Steps 6 of the phase: mixed estimates mu_bar'_{k,m} = alpha mu_bar_{k,m} +
-  // (1 - alpha) mu_bar_k for k in A_m, elimination by Eqn. (8) with radius
-  // B_p, and fixing the arm when one is left. `global_means` is indexed by arm.
-  void update(std::span<const double> global_means, double alpha, double radius);
+  // Step 6 of the phase. The mixed estimates mu_bar'_{k,m} = alpha
+  // mu_bar_{k,m} + (1 - alpha) mu_bar_k, then elimination with radius B:
+  // under Algorithm 1 for k in A_m, dropping k when max_{l in A_m} mu_bar'_l -
+  // mu_bar'_k >= 2B (Eqn. (8)); under the authors' rule for every arm pulled,
+  // dropping k in A_m when max over all K - mu_bar'_k > 2B. One arm left is
+  // fixed. `global_means` is indexed by arm.
+  void update(std::span<const double> global_means, double alpha, double radius, Preset preset);
+
+  // The enhanced algorithm's gap estimates after an update with radius B
+  // (Sec. 6): Dbar'_{k,m} = max_l mu_bar'_{l,m} - mu_bar'_{k,m} + 2B over all
+  // K arms, capped at 1 (every arm 1 before the first update).
+  std::vector<double> gap_estimates(double radius) const;
 
  private:
   std::vector<double> sums_;
   std::vector<std::uint64_t> pulls_;
   std::vector<double> mixed_estimates_;
+  std::vector<double> global_means_;  // as last received from the server
   std::vector<std::uint32_t> active_;
   std::optional<std::uint32_t> fixed_arm_;
+  bool updated_ = false;
 };
 
-// The server (Algorithm 2): the global active set A(p) and the aggregated
-// global means.
+// The server (Algorithm 2): the global active set A(p), the aggregated
+// global means and, for the enhanced algorithm, every client's last gap
+// estimates.
 class PfUcbServer {
  public:
-  explicit PfUcbServer(std::size_t arms);
+  PfUcbServer(std::size_t arms, std::size_t clients);
 
-  // A(p), increasing arm indices; empty when every client has fixed its arm.
+  // A(p), increasing arm indices; empty when every client has left it.
   std::span<const std::uint32_t> active() const { return active_; }
-  // mu_bar_k(p), indexed by arm; meaningful for the arms of A(p).
+  // mu_bar_k(p), indexed by arm.
   std::span<const double> global_means() const { return global_means_; }
 
-  // mu_bar_k = (1/M) sum_m mu_bar_{k,m} for k in A, summed in client order.
-  void aggregate(std::span<const PfUcbClient> clients);
+  // mu_bar_k = the mean of mu_bar_{k,m} over the participating clients,
+  // summed in client order: for k in A under Algorithm 1, for every arm
+  // (that participants have pulled) under the authors' rule.
+  void aggregate(std::span<const PfUcbClient> clients, std::span<const std::uint32_t> participants,
+                 Preset preset);
   // A(p+1) = union of the clients' A_m(p+1).
   void unite(std::span<const PfUcbClient> clients);
+
+  // Enhanced: client m's gap estimates, sent through the server.
+  void receive_gaps(std::size_t client, std::vector<double> gaps);
+  // (alpha sqrt(D_{k,m}) + ((1 - alpha)/M) sum_n sqrt(D_{k,n})) / sqrt(D_{k,m}),
+  // exactly 1 when every client's estimate for arm k equals client m's.
+  double length_factor(std::size_t client, std::uint32_t arm, double alpha) const;
 
  private:
   std::vector<std::uint32_t> active_;
   std::vector<double> global_means_;
+  std::vector<std::vector<double>> gaps_;  // per client, per arm
 };
 
 }  // namespace pfmab::algorithms

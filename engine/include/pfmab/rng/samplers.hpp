@@ -38,6 +38,11 @@ class Wide64 {
   pcg32& stream_;
 };
 
+// A uniform on [0, 1) with 53 random bits (two 32-bit draws).
+inline double uniform01(pcg32& stream) {
+  return static_cast<double>(Wide64(stream)() >> 11) * 0x1p-53;
+}
+
 // The number of successes in n Bernoulli(mu) trials, drawn at once: Boost's
 // inversion for (n + 1) min(mu, 1 - mu) < 11, else the BTRD rejection sampler
 // (Hormann 1993), both exact up to floating point. n up to 2^63 - 1.

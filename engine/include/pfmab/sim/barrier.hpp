@@ -12,10 +12,18 @@ namespace pfmab::sim {
 // No mutex, no blocking, no spinning: M tasks finish on any number of threads.
 class LastArrivalBarrier {
  public:
-  explicit LastArrivalBarrier(std::size_t parties) : parties_(parties), remaining_(parties) {}
+  explicit LastArrivalBarrier(std::size_t parties = 0) : parties_(parties), remaining_(parties) {}
 
-  // Re-arms the barrier for the next round before returning true, so the
-  // winner may start the next round's tasks at once.
+  // Sets the parties of the next round (a round of the participants of a
+  // phase). Called only between rounds, by the thread that then starts the
+  // next round's tasks (starting a task publishes the count to it).
+  void arm(std::size_t parties) noexcept {
+    parties_ = parties;
+    remaining_.store(parties, std::memory_order_relaxed);
+  }
+
+  // Re-arms the barrier for a next round of as many parties before returning
+  // true, so the winner may start it at once.
   bool arrive() noexcept {
     if (remaining_.fetch_sub(1, std::memory_order_acq_rel) != 1) return false;
     remaining_.store(parties_, std::memory_order_relaxed);

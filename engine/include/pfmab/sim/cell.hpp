@@ -3,9 +3,11 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "pfmab/algorithms/algorithm.hpp"
 #include "pfmab/algorithms/pf_ucb.hpp"
 #include "pfmab/model/instance.hpp"
 #include "pfmab/model/mixed_model.hpp"
@@ -22,8 +24,13 @@ struct CheckpointSpec {
 // What the user asks of one cell of a sweep.
 struct CellSpec {
   std::shared_ptr<const model::Instance> instance;
-  double alpha = 0.5;
-  algorithms::PfUcbParams params;
+  double alpha = 0.5;  // the personalisation weight the regret is measured with
+  algorithms::AlgorithmKind algorithm = algorithms::AlgorithmKind::pf_ucb;
+  // The weight the algorithm runs with, if not alpha (mis-specified
+  // personalisation).
+  std::optional<double> algorithm_alpha;
+  algorithms::PfUcbParams params;  // PF-UCB's; `enhanced` follows `algorithm`
+  algorithms::Participation participation;
   std::uint64_t horizon = 1'000'000;
   double comm_cost = 1.0;  // C, regret per client per communication round
   CheckpointSpec checkpoints;
@@ -41,8 +48,9 @@ void validate_comm_cost(double comm_cost);
 class Cell {
  public:
   // `index` is the cell's position in its sweep (part of every stream key).
-  // Throws UserError for T < 1, a negative or non-finite C, and whatever
-  // the mixed model or PF-UCB rule reject.
+  // Throws UserError for T < 1, a negative or non-finite C, whatever the
+  // mixed model or PF-UCB rule reject, PF-UCB's options (preset, lengths,
+  // participation) given to a baseline, and an invalid participation.
   Cell(CellSpec spec, std::uint64_t index);
 
   std::uint64_t index() const { return index_; }
@@ -50,6 +58,8 @@ class Cell {
   const model::Instance& instance() const { return *spec_.instance; }
   const model::MixedModel& measured() const { return measured_; }
   const algorithms::PfUcbRule& rule() const { return rule_; }
+  // The weight the algorithm runs with (the measured one unless mis-specified).
+  double algorithm_alpha() const { return rule_.alpha(); }
   std::uint64_t horizon() const { return spec_.horizon; }
   const std::vector<std::uint64_t>& checkpoints() const { return checkpoints_; }
 

@@ -22,19 +22,18 @@ enum class Fidelity {
 std::string_view to_string(Fidelity fidelity);   // "per-pull", "aggregated"
 Fidelity parse_fidelity(std::string_view name);  // throws UserError
 
-// Client `client` pulls run.arms round robin for run.rounds cycles; sums[i]
-// receives the reward sum of run.arms[i] (run.rounds pulls), drawn from
-// `stream` as `fidelity` says.
+// Client `client` makes the pulls of `run`; sums[i] receives the reward sum
+// of run.arms[i] (run.pulls(i) pulls), drawn from `stream` as `fidelity` says.
 void draw_reward_sums(Fidelity fidelity, const model::Instance& instance, std::size_t client,
-                      pcg32& stream, const RoundRobin& run, std::span<double> sums);
+                      pcg32& stream, const Run& run, std::span<double> sums);
 
-// Per-pull: every reward drawn in slot order.
+// Per-pull: every reward drawn, in the run's slot order.
 void explore_per_pull(const model::Instance& instance, std::size_t client, pcg32& stream,
-                      const RoundRobin& run, std::span<double> sums);
+                      const Run& run, std::span<double> sums);
 
-// Aggregated: one draw per arm from the exact law of a sum of n = run.rounds
+// Aggregated: one draw per arm from the exact law of a sum of n = run.pulls(i)
 // rewards, in arm order: N(n mu, n sigma^2) or Binomial(n, mu).
 void explore_aggregated(const model::Instance& instance, std::size_t client, pcg32& stream,
-                        const RoundRobin& run, std::span<double> sums);
+                        const Run& run, std::span<double> sums);
 
 }  // namespace pfmab::sim

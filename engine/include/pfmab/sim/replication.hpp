@@ -23,9 +23,9 @@ struct ReplicationResult {
   void add_to(Digest& digest) const;
 };
 
-// Runs replication `replication` of `cell`: one oneTBB task per client and
-// phase step, all drawing from streams keyed by (seed, cell, replication,
-// client). Blocks the calling thread until done (it takes part in the work).
+// Runs replication `replication` of `cell` with the cell's algorithm, every
+// draw from streams keyed by (seed, cell, replication, client). Blocks the
+// calling thread until done (it takes part in the work).
 ReplicationResult run_replication(const Cell& cell, std::uint64_t seed, std::uint64_t replication);
 
 }  // namespace pfmab::sim

@@ -10,18 +10,44 @@
 
 namespace pfmab::sim {
 
-// `rounds` full round-robin cycles over `arms`: arms[0], arms[1], ...,
-// arms[n-1], arms[0], ... (arms.size() * rounds slots).
-struct RoundRobin {
-  std::span<const std::uint32_t> arms;
-  std::uint64_t rounds = 0;
-
-  std::uint64_t slots() const { return arms.size() * rounds; }
+// In what order a run pulls its arms.
+enum class Order {
+  round_robin,  // arms[0], arms[1], ..., arms[n-1], arms[0], ... (Algorithm 1)
+  blocked,      // every pull of arms[0], then of arms[1], ... (the authors' code)
 };
 
-// What one client plays in one phase, in order: global exploration, local
-// exploration, then its exploit arm while it waits for the slowest client.
-using ClientPlay = std::array<RoundRobin, 3>;
+// Exploration pulls of one client in one phase: arms[i] is pulled pulls(i)
+// times, `rounds` each or counts[i] (the enhanced algorithm's lengths per
+// arm). Round robin with unequal counts cycles over the arms still owed
+// pulls, in index order.
+struct Run {
+  std::span<const std::uint32_t> arms;
+  std::uint64_t rounds = 0;
+  std::span<const std::uint64_t> counts;  // empty: `rounds` each
+  Order order = Order::round_robin;
+
+  std::uint64_t pulls(std::size_t i) const { return counts.empty() ? rounds : counts[i]; }
+  std::uint64_t slots() const;
+  // per_arm[arms[i]] += the pulls of arms[i] among the first `elapsed` slots
+  void add_pulls(std::uint64_t elapsed, std::uint64_t* per_arm) const;
+};
+
+// `slots` consecutive pulls of one arm.
+struct Segment {
+  std::uint32_t arm = 0;
+  std::uint64_t slots = 0;
+};
+
+// What one client plays in one phase, in order: global exploration of A(p),
+// local exploration of A_m(p), then its exploitation arm(s) while it waits
+// for the slowest client (a client absent from the phase only waits).
+struct ClientPlay {
+  Run global;
+  Run local;
+  std::vector<Segment> waiting;
+
+  std::uint64_t slots() const;
+};
 
 // The checkpoint series of one replication.
 struct Series {
@@ -60,10 +86,13 @@ class Trajectory {
   bool finished() const { return now_ >= horizon(); }
 
   // Accounts the next `length` slots, in which client m plays plays[m]; if
-  // they end within the horizon, `comm_rounds` exchanges per client are
+  // they end within the horizon, `exchanges` client-server exchanges are
   // charged at their last slot (Eqn. (5): C per client per round). A stretch
   // that runs past the horizon is cut there, without its communication.
-  void advance(std::span<const ClientPlay> plays, std::uint64_t length, std::uint64_t comm_rounds);
+  void advance(std::span<const ClientPlay> plays, std::uint64_t length, std::uint64_t exchanges);
+  // Accounts the next slot, in which client m plays arms[m] (algorithms that
+  // decide slot by slot).
+  void advance_slot(std::span<const std::uint32_t> arms);
 
   const Series& series() const { return series_; }
   Series take_series() { return std::move(series_); }
@@ -72,6 +101,7 @@ class Trajectory {
   // counts += pulls of each (client, arm) in the first `elapsed` slots of plays
   void add_pulls(std::span<const ClientPlay> plays, std::uint64_t elapsed,
                  std::vector<std::uint64_t>& counts) const;
+  void record_due_checkpoints();  // those at now_, after a slot
   void record(const std::vector<std::uint64_t>& counts, std::uint64_t comm_count);
 
   std::span<const std::uint64_t> checkpoints_;

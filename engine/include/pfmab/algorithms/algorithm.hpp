@@ -1,0 +1,41 @@
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string_view>
+
+namespace pfmab::algorithms {
+
+// The algorithms a cell can run (README, "Algorithms").
+enum class AlgorithmKind {
+  pf_ucb,           // Algorithm 1 and 2 (Sec. 4)
+  pf_ucb_enhanced,  // exploration lengths from estimated gaps (Sec. 6, Appendix A)
+  local_ucb,        // UCB1 at every client on its own rewards, no communication
+  centralized_ucb,  // UCB on mixed estimates from every client's samples, no communication cost
+};
+
+std::string_view to_string(AlgorithmKind kind);              // "pf-ucb", ...
+AlgorithmKind parse_algorithm_kind(std::string_view name);  // throws UserError
+inline bool is_pf_ucb(AlgorithmKind kind) {
+  return kind == AlgorithmKind::pf_ucb || kind == AlgorithmKind::pf_ucb_enhanced;
+}
+
+// Cross-device participation (the first open direction of Sec. 8): each
+// phase, every client takes part with probability q, or exactly S clients
+// drawn uniformly do. Absent clients keep exploiting; the server aggregates
+// the participants only and charges communication for them only.
+struct Participation {
+  double probability = 1.0;              // q
+  std::optional<std::uint64_t> clients;  // S, instead of q
+
+  // Every client, every phase: plain PF-UCB.
+  bool full(std::size_t clients_in_game) const {
+    return clients ? *clients == clients_in_game : probability == 1.0;
+  }
+};
+
+// Throws UserError for q outside (0, 1], S outside [1, M], or both given.
+void validate(const Participation& participation, std::size_t clients_in_game);
+
+}  // namespace pfmab::algorithms

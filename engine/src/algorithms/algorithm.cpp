@@ -1,0 +1,53 @@
+#include "pfmab/algorithms/algorithm.hpp"
+
+#include <cmath>
+
+#include <fmt/format.h>
+
+#include "pfmab/util/error.hpp"
+
+namespace pfmab::algorithms {
+
+std::string_view to_string(AlgorithmKind kind) {
+  switch (kind) {
+    case AlgorithmKind::pf_ucb:
+      return "pf-ucb";
+    case AlgorithmKind::pf_ucb_enhanced:
+      return "pf-ucb-enhanced";
+    case AlgorithmKind::local_ucb:
+      return "local-ucb";
+    case AlgorithmKind::centralized_ucb:
+      return "centralized-ucb";
+  }
+  return "?";
+}
+
+AlgorithmKind parse_algorithm_kind(std::string_view name) {
+  for (const auto kind : {AlgorithmKind::pf_ucb, AlgorithmKind::pf_ucb_enhanced,
+                          AlgorithmKind::local_ucb, AlgorithmKind::centralized_ucb}) {
+    if (name == to_string(kind)) return kind;
+  }
+  throw UserError(fmt::format(
+      "unknown algorithm '{}' (expected pf-ucb, pf-ucb-enhanced, local-ucb or centralized-ucb)",
+      name));
+}
+
+void validate(const Participation& participation, std::size_t clients_in_game) {
+  if (participation.clients) {
+    if (participation.probability != 1.0) {
+      throw UserError(
+          "give either a participation probability q or a number of clients S, not both");
+    }
+    if (*participation.clients < 1 || *participation.clients > clients_in_game) {
+      throw UserError(fmt::format("{} participating clients: S must be from 1 to M = {}",
+                                  *participation.clients, clients_in_game));
+    }
+    return;
+  }
+  const double q = participation.probability;
+  if (!(std::isfinite(q) && q > 0.0 && q <= 1.0)) {
+    throw UserError(fmt::format("participation probability q = {} must be in (0, 1]", q));
+  }
+}
+
+}  // namespace pfmab::algorithms
