@@ -119,7 +119,9 @@ void explore_per_pull(benchmark::State& state, RewardKind kind) {
   const auto instance = synthetic_instance(kind);
   std::vector<std::uint32_t> arms(instance->arms());
   std::iota(arms.begin(), arms.end(), 0U);
-  const pfmab::sim::RoundRobin run{arms, static_cast<std::uint64_t>(state.range(0))};
+  pfmab::sim::Run run;
+  run.arms = arms;
+  run.rounds = static_cast<std::uint64_t>(state.range(0));
   pcg32 stream = pfmab::rng::make_stream({1, 0, 0, 0});
   std::vector<double> sums(arms.size());
   for (auto _ : state) {

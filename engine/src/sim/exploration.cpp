@@ -72,7 +72,8 @@ void explore_per_pull(const model::Instance& instance, std::size_t client, pcg32
   } else {
     std::vector<std::uint64_t> threshold(n), successes(n, 0);
     for (std::size_t i = 0; i < n; ++i) threshold[i] = rng::bernoulli_threshold(means[run.arms[i]]);
-    for_each_pull(run, [&](std::size_t i) { successes[i] += std::uint64_t{stream()} < threshold[i]; });
+    for_each_pull(run,
+                  [&](std::size_t i) { successes[i] += std::uint64_t{stream()} < threshold[i]; });
     for (std::size_t i = 0; i < n; ++i) sums[i] = static_cast<double>(successes[i]);
   }
 }

@@ -133,8 +133,8 @@ class PfUcbReplication {
   // A run over `arms`, `rounds(factor)` pulls each: factor 1, or for the
   // enhanced algorithm each arm's length factor (Sec. 6).
   template <class Rounds>
-  Run run_over(std::span<const std::uint32_t> arms, std::size_t m, std::vector<std::uint64_t>& counts,
-               Rounds rounds) const {
+  Run run_over(std::span<const std::uint32_t> arms, std::size_t m,
+               std::vector<std::uint64_t>& counts, Rounds rounds) const {
     Run run;
     run.arms = arms;
     run.order = algorithms::pulls_blocked(preset_) ? Order::blocked : Order::round_robin;
@@ -260,8 +260,8 @@ class PfUcbReplication {
   // this phase's plan
   std::vector<ClientPlay> plays_;
   std::vector<std::vector<std::uint64_t>> global_counts_, local_counts_;  // enhanced lengths
-  std::vector<std::uint64_t> exploration_;  // L_m
-  std::uint64_t longest_ = 0;               // L_max
+  std::vector<std::uint64_t> exploration_;                                // L_m
+  std::uint64_t longest_ = 0;                                             // L_max
   bool completes_ = true;
   std::vector<std::uint32_t> participants_;
   std::vector<bool> participates_;

@@ -51,15 +51,15 @@ FirstPassage first_passage_below_zero(pcg32& stream, double start, double drift,
   double y = start;
   while (now < length) {
     const double span = static_cast<double>(length - now);
-    const bool hits = end < 0.0 || rng::uniform01(stream) <
-                                       std::exp(-2.0 * y * end / (sigma * sigma * span));
+    const bool hits =
+        end < 0.0 || rng::uniform01(stream) < std::exp(-2.0 * y * end / (sigma * sigma * span));
     if (!hits) break;
     const double s = hitting_time(stream, y, end / span, sigma);
     const double t = std::isinf(s) ? span : s * span / (span + s);
     const double next = std::min(std::floor(t) + 1.0, span);
     const double after = next - t, rest = span - next;
-    const double value = end * after / (span - t) +
-                         sigma * std::sqrt(after * rest / (span - t)) * normal(stream);
+    const double value =
+        end * after / (span - t) + sigma * std::sqrt(after * rest / (span - t)) * normal(stream);
     now += static_cast<std::uint64_t>(next);
     if (value < 0.0) return {now, value};
     y = value;

@@ -139,8 +139,9 @@ TEST(PfUcbServer, AggregatesActiveArmsAndUnitesActiveSets) {
   std::vector<PfUcbClient> clients;
   clients.push_back(client_with_means({0.75, 0.25, 1.0}));
   clients.push_back(client_with_means({0.0, 0.75, 0.0}));
-  PfUcbServer server(3);
-  server.aggregate(clients);
+  PfUcbServer server(3, 2);
+  const std::uint32_t both[] = {0, 1};
+  server.aggregate(clients, both, Preset::paper);
   EXPECT_EQ(server.global_means()[0], 0.375);
   EXPECT_EQ(server.global_means()[1], 0.5);
   EXPECT_EQ(server.global_means()[2], 0.5);

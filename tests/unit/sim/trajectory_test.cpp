@@ -15,19 +15,24 @@ struct OneClient : ::testing::Test {
   model::Instance instance{model::MeansTable{{{1.0, 0.0}}, {"test"}}, {}};
   model::MixedModel measured{instance, 1.0};
   std::vector<std::uint32_t> both{0, 1};
-  std::uint32_t best = 0;
+
+  // `rounds` round-robin rounds over both arms, then `wait` slots on arm 0
+  ClientPlay phase(std::uint64_t rounds, std::uint64_t wait) const {
+    ClientPlay play;
+    play.global.arms = both;
+    play.global.rounds = rounds;
+    if (wait > 0) play.waiting.push_back({0, wait});
+    return play;
+  }
 };
 
 TEST_F(OneClient, AccountsRoundRobinWaitingAndCommunication) {
   const std::vector<std::uint64_t> grid{1, 2, 3, 4, 5, 6};
   Trajectory t(instance, measured, grid, 1.5);
   // a phase: 2 round-robin rounds over {0, 1} (arms 0 1 0 1), then 1 slot on arm 0
-  const std::vector<ClientPlay> phase{
-      {RoundRobin{both, 2}, RoundRobin{}, RoundRobin{std::span(&best, 1), 1}}};
-  t.advance(phase, 5, 2);
+  t.advance(std::vector<ClientPlay>{phase(2, 1)}, 5, 2);
   EXPECT_EQ(t.now(), 5u);
-  const std::vector<ClientPlay> rest{{RoundRobin{std::span(&best, 1), 1}, {}, {}}};
-  t.advance(rest, 1, 0);
+  t.advance(std::vector<ClientPlay>{phase(0, 1)}, 1, 0);
   EXPECT_TRUE(t.finished());
   // gaps 0 1 0 1 0 | 0, and 2 exchanges x C = 1.5 charged at slot 5
   EXPECT_EQ(t.series().regret, (std::vector<double>{0, 1, 1, 2, 5, 5}));
@@ -41,9 +46,7 @@ TEST_F(OneClient, AccountsRoundRobinWaitingAndCommunication) {
 TEST_F(OneClient, HorizonCutsAPhaseWithoutItsCommunication) {
   const std::vector<std::uint64_t> grid{2, 4};
   Trajectory t(instance, measured, grid, 1.0);
-  const std::vector<ClientPlay> phase{
-      {RoundRobin{both, 2}, RoundRobin{}, RoundRobin{std::span(&best, 1), 1}}};
-  t.advance(phase, 5, 2);  // 5 slots asked, 4 remain
+  t.advance(std::vector<ClientPlay>{phase(2, 1)}, 5, 2);  // 5 slots asked, 4 remain
   EXPECT_TRUE(t.finished());
   EXPECT_EQ(t.now(), 4u);
   EXPECT_EQ(t.series().regret, (std::vector<double>{1, 2}));
@@ -53,9 +56,7 @@ TEST_F(OneClient, HorizonCutsAPhaseWithoutItsCommunication) {
 TEST_F(OneClient, PhaseEndingExactlyAtTheHorizonIsCharged) {
   const std::vector<std::uint64_t> grid{5};
   Trajectory t(instance, measured, grid, 1.0);
-  const std::vector<ClientPlay> phase{
-      {RoundRobin{both, 2}, RoundRobin{}, RoundRobin{std::span(&best, 1), 1}}};
-  t.advance(phase, 5, 2);
+  t.advance(std::vector<ClientPlay>{phase(2, 1)}, 5, 2);
   EXPECT_EQ(t.series().regret, (std::vector<double>{4}));  // 2 pulls of arm 1 + 2 exchanges
   EXPECT_EQ(t.series().comm_count, (std::vector<std::uint64_t>{2}));
 }

@@ -15,7 +15,7 @@ enum class AlgorithmKind {
   centralized_ucb,  // UCB on mixed estimates from every client's samples, no communication cost
 };
 
-std::string_view to_string(AlgorithmKind kind);              // "pf-ucb", ...
+std::string_view to_string(AlgorithmKind kind);             // "pf-ucb", ...
 AlgorithmKind parse_algorithm_kind(std::string_view name);  // throws UserError
 inline bool is_pf_ucb(AlgorithmKind kind) {
   return kind == AlgorithmKind::pf_ucb || kind == AlgorithmKind::pf_ucb_enhanced;

@@ -29,10 +29,10 @@ enum class Lengths {
   large_m,  // n_g = ceil((1 - alpha) f(p) / M), n_l = ceil(alpha f(p)) (Remark, Sec. 4)
 };
 
-std::string_view to_string(Preset preset);    // "paper", "authors-code"
-Preset parse_preset(std::string_view name);   // throws UserError
-std::string_view to_string(Lengths lengths);  // "paper", "large-m"
-Lengths parse_lengths(std::string_view name); // throws UserError
+std::string_view to_string(Preset preset);     // "paper", "authors-code"
+Preset parse_preset(std::string_view name);    // throws UserError
+std::string_view to_string(Lengths lengths);   // "paper", "large-m"
+Lengths parse_lengths(std::string_view name);  // throws UserError
 
 struct PfUcbParams {
   ScheduleSpec schedule;
@@ -128,7 +128,8 @@ class PfUcbClient {
   // mu_bar'_k >= 2B (Eqn. (8)); under the authors' rule for every arm pulled,
   // dropping k in A_m when max over all K - mu_bar'_k > 2B. One arm left is
   // fixed. `global_means` is indexed by arm.
-  void update(std::span<const double> global_means, double alpha, double radius, Preset preset);
+  void update(std::span<const double> global_means, double alpha, double radius,
+              Preset preset = Preset::paper);
 
   // The enhanced algorithm's gap estimates after an update with radius B
   // (Sec. 6): Dbar'_{k,m} = max_l mu_bar'_{l,m} - mu_bar'_{k,m} + 2B over all
