@@ -152,8 +152,10 @@ void report(benchmark::State& state, const std::vector<std::pair<const char*, do
 class RunReport {
  public:
   RunReport() {
-    for (const auto& cell : cells())
-      accumulators_.emplace_back(pfmab::io::describe(cell, experiment().replications));
+    for (std::size_t c = 0; c < cells().size(); ++c) {
+      accumulators_.emplace_back(pfmab::io::describe(cells()[c], experiment().canonical["cells"][c],
+                                                     experiment().replications));
+    }
   }
   void add(std::size_t cell, const pfmab::sim::ReplicationResult& r) {
     accumulators_[cell].add(r);

@@ -36,10 +36,13 @@ extern "C" void request_stop(int) { stop_requested.store(true); }
 // The experiment's flags: each one given replaces the file's value.
 struct ExperimentFlags {
   std::string file;
-  std::string means_file, means_inline, horizon, replications, rewards, schedule, log_term, mode;
+  std::string means_file, means_inline, horizon, replications, rewards, schedule, log_term, mode,
+      lengths, participants;
+  std::vector<std::string> algorithms, presets;
   std::vector<double> alphas;
   std::uint64_t seed = 0;
-  double sigma = 0, comm_cost = 0, lambda = 0, schedule_factor = 0, confidence_constant = 0;
+  double sigma = 0, comm_cost = 0, lambda = 0, schedule_factor = 0, confidence_constant = 0,
+         algorithm_alpha = 0, participation = 0;
   std::vector<std::pair<std::string, CLI::Option*>> given;  // TOML key, flag
 };
 
@@ -56,6 +59,25 @@ void add_experiment_flags(CLI::App& app, ExperimentFlags& f) {
   file->excludes(inline_means);
   add("instance.means", file);
   add("instance.means", inline_means);
+  add("algorithm.name",
+      app.add_option("--algorithm", f.algorithms,
+                     "pf-ucb, pf-ucb-enhanced, local-ucb, centralized-ucb (comma-separated)")
+          ->delimiter(','));
+  add("algorithm.preset", app.add_option("--preset", f.presets,
+                                         "PF-UCB's rules: paper or authors-code (comma-separated)")
+                              ->delimiter(','));
+  add("algorithm.alpha",
+      app.add_option("--algorithm-alpha", f.algorithm_alpha,
+                     "the alpha the algorithm runs with, if not --alpha (mis-specified)")
+          ->check(CLI::Number));
+  add("algorithm.lengths", app.add_option("--lengths", f.lengths,
+                                          "exploration lengths: paper or large-m (Sec. 4 remark)"));
+  add("participation.probability",
+      app.add_option("--participation", f.participation,
+                     "q: each client takes part in a phase with probability q")
+          ->check(CLI::Number));
+  add("participation.clients",
+      app.add_option("--participants", f.participants, "S: exactly S clients take part per phase"));
   add("alpha", app.add_option("--alpha", f.alphas, "personalisation weight(s), comma-separated")
                    ->delimiter(',')
                    ->check(CLI::Number));
@@ -121,14 +143,22 @@ io::Experiment load(const ExperimentFlags& f) {
       toml::array values;
       for (double a : f.alphas) values.push_back(a);
       set(overrides, key, std::move(values));
-    } else if (name == "--horizon" || name == "--replications" || name == "--seed") {
-      const auto count = name == "--seed"
-                             ? f.seed
+    } else if (name == "--algorithm" || name == "--preset") {
+      const auto& words = name == "--algorithm" ? f.algorithms : f.presets;
+      if (words.empty()) throw UserError(name + " needs at least one value");
+      toml::array values;
+      for (const auto& w : words) values.push_back(w);
+      set(overrides, key, std::move(values));
+    } else if (name == "--horizon" || name == "--replications" || name == "--seed" ||
+               name == "--participants") {
+      const auto count = name == "--seed" ? f.seed
+                         : name == "--participants"
+                             ? parse_count(f.participants, "participating clients S")
                              : parse_count(name == "--horizon" ? f.horizon : f.replications,
                                            name == "--horizon" ? "horizon T" : "replications");
       set(overrides, key, toml::value<std::int64_t>(static_cast<std::int64_t>(count)));
     } else if (name == "--rewards" || name == "--schedule" || name == "--log-term" ||
-               name == "--mode") {
+               name == "--mode" || name == "--lengths") {
       set(overrides, key, toml::value<std::string>(option->as<std::string>()));
     } else {
       set(overrides, key, toml::value<double>(option->as<double>()));
@@ -202,8 +232,10 @@ int run_command(const RunFlags& f) {
   }
 
   std::vector<io::CellAccumulator> accumulators;
-  for (const auto& cell : cells)
-    accumulators.emplace_back(io::describe(cell, experiment.replications));
+  for (std::size_t c = 0; c < cells.size(); ++c) {
+    accumulators.emplace_back(
+        io::describe(cells[c], experiment.canonical["cells"][c], experiment.replications));
+  }
   Digest digest;
   std::atomic<std::uint64_t> completed{0};
   options.completed = &completed;
@@ -263,8 +295,10 @@ int validate_command(const ExperimentFlags& f) {
 int bounds_command(const ExperimentFlags& f, bool json) {
   const auto experiment = load(f);
   std::vector<io::CellReport> cells;
-  for (const auto& cell : make_cells(experiment)) {
-    cells.push_back(io::describe(cell, experiment.replications));
+  const auto made = make_cells(experiment);
+  for (std::size_t c = 0; c < made.size(); ++c) {
+    cells.push_back(
+        io::describe(made[c], experiment.canonical["cells"][c], experiment.replications));
   }
   if (json) {
     std::cout << io::bounds_json(cells).dump() << '\n';

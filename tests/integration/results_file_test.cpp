@@ -297,7 +297,7 @@ TEST_F(ResultsRoundTrip, EveryFieldReadBackEqualsWhatWasWritten) {
     writer.write_summaries();
   }
   const io::ResultsReader reader(path);
-  EXPECT_EQ(reader.attribute("format"), "pfmab-results-2");
+  EXPECT_EQ(reader.attribute("format"), "pfmab-results-3");
   EXPECT_EQ(reader.attribute("mode"), "aggregated");
   EXPECT_EQ(reader.attribute("experiment_canonical"), experiment_.canonical.dump());
   EXPECT_EQ(reader.attribute("experiment"), experiment_.text);

@@ -7,9 +7,11 @@
 #include <map>
 #include <memory>
 #include <sstream>
+#include <utility>
 
 #include <fmt/format.h>
 
+#include "pfmab/algorithms/algorithm.hpp"
 #include "pfmab/algorithms/pf_ucb.hpp"
 #include "pfmab/model/means_table.hpp"
 #include "pfmab/model/mixed_model.hpp"
@@ -23,7 +25,9 @@ const std::vector<std::string> sweep_keys{
     "instance.rewards",
     "instance.sigma",
     "algorithm.name",
+    "algorithm.preset",
     "alpha",
+    "algorithm.alpha",
     "horizon",
     "comm_cost",
     "algorithm.schedule",
@@ -31,6 +35,9 @@ const std::vector<std::string> sweep_keys{
     "algorithm.schedule_factor",
     "algorithm.confidence_constant",
     "algorithm.log_term",
+    "algorithm.lengths",
+    "participation.probability",
+    "participation.clients",
 };
 
 namespace {
@@ -39,10 +46,12 @@ namespace {
 const std::map<std::string, std::vector<std::string>> known_keys{
     {"",
      {"name", "description", "seed", "replications", "horizon", "alpha", "comm_cost", "mode",
-      "instance", "algorithm", "checkpoints"}},
+      "instance", "algorithm", "participation", "checkpoints"}},
     {"instance", {"means", "rewards", "sigma"}},
     {"algorithm",
-     {"name", "schedule", "lambda", "schedule_factor", "confidence_constant", "log_term"}},
+     {"name", "preset", "alpha", "schedule", "lambda", "schedule_factor", "confidence_constant",
+      "log_term", "lengths"}},
+    {"participation", {"probability", "clients"}},
     {"checkpoints", {"log_points", "linear_points"}},
 };
 
@@ -233,11 +242,12 @@ void check_known_keys(const Reader& reader, const toml::table& table, const std:
   }
 }
 
-// The node at a dotted key, or the default written as TOML.
-const toml::node& lookup(const toml::table& table, const std::string& key,
+// The node at a dotted key, or the default written as TOML, or nothing for
+// a key without one (its value then follows from others).
+const toml::node* lookup(const toml::table& table, const std::string& key,
                          const toml::table& defaults) {
-  if (const auto* node = table.at_path(key).node()) return *node;
-  return *defaults.at_path(key).node();
+  if (const auto* node = table.at_path(key).node()) return node;
+  return defaults.at_path(key).node();
 }
 
 const toml::table& default_values() {
@@ -253,11 +263,14 @@ const toml::table& default_values() {
     sigma = 1.0
     [algorithm]
     name = "pf-ucb"
+    preset = "paper"
     schedule = "doubling-log"
     lambda = 1.0
     schedule_factor = 1.0
-    confidence_constant = 4.0
     log_term = "T"
+    lengths = "paper"
+    [participation]
+    probability = 1.0
     [checkpoints]
     log_points = 40
     linear_points = 20
@@ -313,7 +326,7 @@ Experiment load_experiment(const std::optional<std::filesystem::path>& file,
 
   const auto& defaults = default_values();
   auto get = [&](const std::string& key) -> const toml::node& {
-    return lookup(table, key, defaults);
+    return *lookup(table, key, defaults);
   };
   if (!table.at_path("instance.means").node()) {
     const auto* instance = table.get("instance");
@@ -322,6 +335,11 @@ Experiment load_experiment(const std::optional<std::filesystem::path>& file,
         "one row per client)";
     if (instance) reader.fail(*instance, "instance.means", problem);
     throw UserError(fmt::format("{}: key 'instance.means' {}", experiment.source, problem));
+  }
+  if (const auto* clients = table.at_path("participation.clients").node();
+      clients && table.at_path("participation.probability").node()) {
+    reader.fail(*clients, "participation.clients",
+                "give a participation probability q or a number of clients S, not both");
   }
 
   experiment.seed = reader.count(get("seed"), "seed", 0);
@@ -336,22 +354,34 @@ Experiment load_experiment(const std::optional<std::filesystem::path>& file,
   checkpoints.linear_points =
       reader.count(get("checkpoints.linear_points"), "checkpoints.linear_points", 0, max_points);
 
-  // Every sweep key's values, in sweep_keys order.
-  std::vector<std::vector<const toml::node*>> axes;
+  // Every sweep key's values, in sweep_keys order; a key without a value or a
+  // default has one "absent" value (nullptr).
+  std::map<std::string, std::vector<const toml::node*>> axes;
   for (const auto& key : sweep_keys) {
-    axes.push_back(key == "instance.means" ? reader.instances(get(key), key)
-                                           : reader.values(get(key), key));
+    const auto* node = lookup(table, key, defaults);
+    axes[key] = !node                     ? std::vector<const toml::node*>{nullptr}
+                : key == "instance.means" ? reader.instances(*node, key)
+                                          : reader.values(*node, key);
   }
-  auto axis = [&](const std::string& key) {
-    return axes[std::find(sweep_keys.begin(), sweep_keys.end(), key) - sweep_keys.begin()];
-  };
 
   // Parse and check every value once, where it is written.
   std::vector<std::pair<model::MeansTable, std::string>> means;
-  for (const auto* n : axis("instance.means")) means.push_back(reader.means(*n, "instance.means"));
+  for (const auto* n : axes["instance.means"]) means.push_back(reader.means(*n, "instance.means"));
   auto each = [&](const std::string& key, auto parse) {
-    std::vector<decltype(parse(*axes[0][0]))> out;
-    for (const auto* n : axis(key)) out.push_back(reader.at(*n, key, [&] { return parse(*n); }));
+    std::vector<decltype(parse(std::declval<const toml::node&>()))> out;
+    for (const auto* n : axes[key]) out.push_back(reader.at(*n, key, [&] { return parse(*n); }));
+    return out;
+  };
+  // The same for a key that may be absent: nothing then.
+  auto each_optional = [&](const std::string& key, auto parse) {
+    std::vector<std::optional<decltype(parse(std::declval<const toml::node&>()))>> out;
+    for (const auto* n : axes[key]) {
+      if (n) {
+        out.emplace_back(reader.at(*n, key, [&] { return parse(*n); }));
+      } else {
+        out.emplace_back();
+      }
+    }
     return out;
   };
   const auto rewards = each("instance.rewards", [&](const toml::node& n) {
@@ -363,16 +393,20 @@ Experiment load_experiment(const std::optional<std::filesystem::path>& file,
     return sigma;
   });
   const auto names = each("algorithm.name", [&](const toml::node& n) {
-    const auto name = reader.string(n, "algorithm.name");
-    if (name != "pf-ucb")
-      throw UserError(fmt::format("unknown algorithm '{}' (expected 'pf-ucb')", name));
-    return name;
+    return algorithms::parse_algorithm_kind(reader.string(n, "algorithm.name"));
   });
-  const auto alphas = each("alpha", [&](const toml::node& n) {
-    const double alpha = reader.number(n, "alpha");
-    model::validate_alpha(alpha);
-    return alpha;
+  const auto presets = each("algorithm.preset", [&](const toml::node& n) {
+    return algorithms::parse_preset(reader.string(n, "algorithm.preset"));
   });
+  auto alpha_value = [&](const std::string& key) {
+    return [&, key](const toml::node& n) {
+      const double alpha = reader.number(n, key);
+      model::validate_alpha(alpha);
+      return alpha;
+    };
+  };
+  const auto alphas = each("alpha", alpha_value("alpha"));
+  const auto algorithm_alphas = each_optional("algorithm.alpha", alpha_value("algorithm.alpha"));
   const auto horizons = each("horizon", [&](const toml::node& n) {
     const auto horizon = reader.count(n, "horizon", 0);
     sim::validate_horizon(horizon);
@@ -396,7 +430,8 @@ Experiment load_experiment(const std::optional<std::filesystem::path>& file,
     algorithms::validate({algorithms::ScheduleKind::doubling, 1.0, factor});
     return factor;
   });
-  const auto constants = each("algorithm.confidence_constant", [&](const toml::node& n) {
+  // Absent: each preset's own, 4 for the paper and 1 for the authors' code.
+  const auto constants = each_optional("algorithm.confidence_constant", [&](const toml::node& n) {
     const double c = reader.number(n, "algorithm.confidence_constant");
     algorithms::validate_confidence_constant(c);
     return c;
@@ -407,6 +442,17 @@ Experiment load_experiment(const std::optional<std::filesystem::path>& file,
     if (term == "MT") return algorithms::LogTerm::clients_horizon;
     throw UserError(fmt::format("'{}' is not T (log T) or MT (log(MT))", term));
   });
+  const auto lengths = each("algorithm.lengths", [&](const toml::node& n) {
+    return algorithms::parse_lengths(reader.string(n, "algorithm.lengths"));
+  });
+  const auto probabilities = each("participation.probability", [&](const toml::node& n) {
+    const double q = reader.number(n, "participation.probability");
+    algorithms::validate(algorithms::Participation{q, std::nullopt}, 1);
+    return q;
+  });
+  const auto participant_counts = each_optional("participation.clients", [&](const toml::node& n) {
+    return reader.count(n, "participation.clients", 1);
+  });
 
   // The instances: means x rewards x sigma, each checked against its family.
   std::vector<std::vector<std::vector<std::shared_ptr<const model::Instance>>>> instances(
@@ -414,10 +460,10 @@ Experiment load_experiment(const std::optional<std::filesystem::path>& file,
   for (std::size_t i = 0; i < means.size(); ++i) {
     for (std::size_t r = 0; r < rewards.size(); ++r) {
       instances[i].emplace_back();
-      for (std::size_t s = 0; s < sigmas.size(); ++s) {
-        instances[i][r].push_back(reader.at(*axis("instance.means")[i], "instance.means", [&] {
+      for (std::size_t v = 0; v < sigmas.size(); ++v) {
+        instances[i][r].push_back(reader.at(*axes["instance.means"][i], "instance.means", [&] {
           return std::make_shared<const model::Instance>(
-              means[i].first, model::RewardFamily{rewards[r], sigmas[s]});
+              means[i].first, model::RewardFamily{rewards[r], sigmas[v]});
         }));
       }
     }
@@ -425,51 +471,76 @@ Experiment load_experiment(const std::optional<std::filesystem::path>& file,
 
   // The cartesian product, first key outermost.
   std::vector<std::size_t> sizes;
-  for (const auto& a : axes) sizes.push_back(a.size());
+  for (const auto& key : sweep_keys) sizes.push_back(axes[key].size());
   std::vector<std::size_t> at(sizes.size(), 0);
+  auto index = [&](const std::string& key) {
+    return at[std::find(sweep_keys.begin(), sweep_keys.end(), key) - sweep_keys.begin()];
+  };
   experiment.canonical = {{"seed", experiment.seed},
                           {"replications", experiment.replications},
                           {"mode", sim::to_string(fidelity)},
                           {"checkpoints", {checkpoints.log_points, checkpoints.linear_points}},
                           {"cells", nlohmann::json::array()}};
   while (true) {
+    const auto i = index("instance.means"), r = index("instance.rewards");
+    const auto v = index("instance.sigma");
     sim::CellSpec spec;
-    spec.instance = instances[at[0]][at[1]][at[2]];
-    spec.instance_name = means[at[0]].second;
-    spec.alpha = alphas[at[4]];
-    spec.horizon = horizons[at[5]];
-    spec.comm_cost = comm_costs[at[6]];
-    spec.params.schedule = {schedules[at[7]], lambdas[at[8]], factors[at[9]]};
-    spec.params.confidence_constant = constants[at[10]];
-    spec.params.log_term = log_terms[at[11]];
+    spec.instance = instances[i][r][v];
+    spec.instance_name = means[i].second;
+    spec.algorithm = names[index("algorithm.name")];
+    spec.alpha = alphas[index("alpha")];
+    spec.algorithm_alpha = algorithm_alphas[index("algorithm.alpha")];
+    spec.horizon = horizons[index("horizon")];
+    spec.comm_cost = comm_costs[index("comm_cost")];
+    auto& params = spec.params;
+    params.preset = presets[index("algorithm.preset")];
+    params.schedule = {schedules[index("algorithm.schedule")], lambdas[index("algorithm.lambda")],
+                       factors[index("algorithm.schedule_factor")]};
+    params.confidence_constant = constants[index("algorithm.confidence_constant")].value_or(
+        params.preset == algorithms::Preset::authors_code ? 1.0 : 4.0);
+    params.log_term = log_terms[index("algorithm.log_term")];
+    params.lengths = lengths[index("algorithm.lengths")];
+    spec.participation = {probabilities[index("participation.probability")],
+                          participant_counts[index("participation.clients")]};
     spec.checkpoints = checkpoints;
     spec.fidelity = fidelity;
-    const auto index = experiment.cells.size();
+    const auto cell_index = experiment.cells.size();
     try {
-      sim::Cell(spec, index);  // every combined constraint, e.g. log T schedules need T >= 2
+      sim::Cell(spec, cell_index);  // every combined constraint, e.g. log T schedules need T >= 2
     } catch (const UserError& e) {
-      throw UserError(fmt::format("{}: cell {} (alpha {}, horizon {}, schedule {}): {}",
-                                  experiment.source, index, spec.alpha, spec.horizon,
-                                  algorithms::to_string(schedules[at[7]]), e.what()));
+      throw UserError(fmt::format("{}: cell {} ({}, alpha {}, horizon {}, schedule {}): {}",
+                                  experiment.source, cell_index,
+                                  algorithms::to_string(spec.algorithm), spec.alpha, spec.horizon,
+                                  algorithms::to_string(params.schedule.kind), e.what()));
     }
     std::vector<std::vector<double>> rows;
     for (std::size_t m = 0; m < spec.instance->clients(); ++m) {
       const auto row = spec.instance->local_means(m);
       rows.emplace_back(row.begin(), row.end());
     }
+    auto participation = nlohmann::json::object();
+    if (spec.participation.clients) {
+      participation["clients"] = *spec.participation.clients;
+    } else {
+      participation["probability"] = spec.participation.probability;
+    }
     experiment.canonical["cells"].push_back({
-        {"algorithm", names[at[3]]},
+        {"algorithm", algorithms::to_string(spec.algorithm)},
+        {"preset", algorithms::to_string(params.preset)},
         {"means", rows},
-        {"rewards", model::to_string(rewards[at[1]])},
-        {"sigma", sigmas[at[2]]},
+        {"rewards", model::to_string(rewards[r])},
+        {"sigma", sigmas[v]},
         {"alpha", spec.alpha},
+        {"algorithm_alpha", spec.algorithm_alpha.value_or(spec.alpha)},
         {"horizon", spec.horizon},
         {"comm_cost", spec.comm_cost},
-        {"schedule", algorithms::to_string(spec.params.schedule.kind)},
-        {"lambda", spec.params.schedule.lambda},
-        {"schedule_factor", spec.params.schedule.factor},
-        {"confidence_constant", spec.params.confidence_constant},
-        {"log_term", log_terms[at[11]] == algorithms::LogTerm::horizon ? "T" : "MT"},
+        {"schedule", algorithms::to_string(params.schedule.kind)},
+        {"lambda", params.schedule.lambda},
+        {"schedule_factor", params.schedule.factor},
+        {"confidence_constant", params.confidence_constant},
+        {"log_term", params.log_term == algorithms::LogTerm::horizon ? "T" : "MT"},
+        {"lengths", algorithms::to_string(params.lengths)},
+        {"participation", participation},
     });
     experiment.cells.push_back(std::move(spec));
     // next combination: the last key turns fastest

@@ -1,5 +1,6 @@
 #include "pfmab/io/report.hpp"
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -8,20 +9,43 @@
 
 namespace pfmab::io {
 
-CellReport describe(const sim::Cell& cell, std::uint64_t requested) {
+CellReport describe(const sim::Cell& cell, const nlohmann::json& parameters,
+                    std::uint64_t requested) {
   CellReport d;
-  d.algorithm = "pf-ucb";
+  describe_algorithm(d, parameters);
   d.alpha = cell.spec().alpha;
   d.clients = cell.instance().clients();
   d.arms = cell.instance().arms();
   d.horizon = cell.horizon();
   d.schedule = algorithms::describe(cell.spec().params.schedule);
   d.rewards = model::to_string(cell.instance().rewards().kind);
-  d.mode = sim::to_string(cell.spec().fidelity);
-  d.bounds = theory::compute_bounds(cell.instance(), cell.measured(), cell.rule(), cell.horizon(),
-                                    cell.spec().comm_cost);
+  d.mode = sim::to_string(sim::drawn_fidelity(cell.spec()));
+  d.bounds = sim::bounds_of(cell);
   d.requested = requested;
   return d;
+}
+
+void describe_algorithm(CellReport& report, const nlohmann::json& parameters) {
+  report.algorithm = parameters["algorithm"];
+  report.options = {{"preset", parameters["preset"]},
+                    {"lengths", parameters["lengths"]},
+                    {"algorithm_alpha", parameters["algorithm_alpha"]},
+                    {"participation", parameters["participation"]}};
+  std::vector<std::string> parts;
+  if (parameters["preset"] != "paper") parts.push_back(parameters["preset"]);
+  if (parameters["lengths"] != "paper")
+    parts.push_back(parameters["lengths"].get<std::string>() + " lengths");
+  const auto& participation = parameters["participation"];
+  if (participation.contains("clients")) {
+    parts.push_back(fmt::format("S={}", participation["clients"].get<std::uint64_t>()));
+  } else if (participation["probability"] != 1.0) {
+    parts.push_back(fmt::format("q={}", participation["probability"].get<double>()));
+  }
+  if (parameters["algorithm_alpha"] != parameters["alpha"]) {
+    parts.push_back(fmt::format("run at alpha {}", parameters["algorithm_alpha"].get<double>()));
+  }
+  report.variant.clear();
+  for (const auto& part : parts) report.variant += (report.variant.empty() ? "" : ", ") + part;
 }
 
 void CellAccumulator::add(const sim::ReplicationResult& result) {
@@ -61,6 +85,7 @@ nlohmann::json to_json(std::uint64_t seed, const std::string& digest,
   for (const auto& c : cells) {
     out["cells"].push_back({
         {"algorithm", c.algorithm},
+        {"options", c.options},
         {"alpha", c.alpha},
         {"clients", c.clients},
         {"arms", c.arms},
@@ -85,25 +110,32 @@ nlohmann::json to_json(std::uint64_t seed, const std::string& digest,
 
 void print_table(std::ostream& out, std::uint64_t seed, const std::string& digest,
                  std::span<const CellReport> cells) {
-  fmt::print(out,
-             "{:<8} {:>6} {:>4} {:>4} {:>10} {:>11} {:>12} {:>25} {:>10} {:>7} {:>10} {:>12} "
-             "{:>12}\n",
-             "algo", "alpha", "M", "K", "T", "reps", "regret", "95% CI", "comm", "phases",
-             "identified", "lower Th.1", "upper Th.2");
+  std::vector<std::string> labels;
+  std::size_t width = 8;
   for (const auto& c : cells) {
+    labels.push_back(c.variant.empty() ? c.algorithm : c.algorithm + " [" + c.variant + "]");
+    width = std::max(width, labels.back().size());
+  }
+  fmt::print(out,
+             "{:<{}} {:>6} {:>4} {:>4} {:>10} {:>11} {:>12} {:>25} {:>10} {:>7} {:>10} {:>12} "
+             "{:>12}\n",
+             "algo", width, "alpha", "M", "K", "T", "reps", "regret", "95% CI", "comm", "phases",
+             "identified", "lower Th.1", "upper Th.2");
+  for (std::size_t i = 0; i < cells.size(); ++i) {
+    const auto& c = cells[i];
     // an interrupted run shows how far each cell got
     const auto reps = c.regret.count == c.requested
                           ? fmt::format("{}", c.requested)
                           : fmt::format("{}/{}", c.regret.count, c.requested);
     if (c.regret.count == 0) {
-      fmt::print(out, "{:<8} {:>6} {:>4} {:>4} {:>10} {:>11} {:>12}\n", c.algorithm, c.alpha,
+      fmt::print(out, "{:<{}} {:>6} {:>4} {:>4} {:>10} {:>11} {:>12}\n", labels[i], width, c.alpha,
                  c.clients, c.arms, c.horizon, reps, "-");
       continue;
     }
     fmt::print(out,
-               "{:<8} {:>6} {:>4} {:>4} {:>10} {:>11} {:>12.1f} {:>25} {:>10.1f} {:>7.2f} "
+               "{:<{}} {:>6} {:>4} {:>4} {:>10} {:>11} {:>12.1f} {:>25} {:>10.1f} {:>7.2f} "
                "{:>9.1f}% {:>12.1f} {:>12.1f}\n",
-               c.algorithm, c.alpha, c.clients, c.arms, c.horizon, reps, c.regret.mean,
+               labels[i], width, c.alpha, c.clients, c.arms, c.horizon, reps, c.regret.mean,
                fmt::format("[{:.1f}, {:.1f}]", c.regret.ci95_low, c.regret.ci95_high),
                c.comm_count_mean, c.phases_mean, 100.0 * c.identified, c.bounds.theorem1_lower(),
                c.bounds.theorem2_upper);

@@ -19,8 +19,9 @@
 namespace pfmab::io {
 namespace {
 
-// 2: fidelity mode and the paper's bounds per cell
-constexpr const char* kFormat = "pfmab-results-2";
+// 2: fidelity mode and the paper's bounds per cell; 3: the algorithm's
+// options per cell, the row datasets without a fill value
+constexpr const char* kFormat = "pfmab-results-3";
 constexpr auto kFlushInterval = std::chrono::milliseconds(500);
 constexpr hsize_t kChunkRows = ResultsWriter::kChunkRows;
 
@@ -99,6 +100,16 @@ void create_cell(hid_t file, std::size_t index, const sim::Cell& cell,
   const auto& params = canonical["cells"][index];
   h5::write_attribute(group.get(), "index", std::uint64_t{index});
   h5::write_attribute(group.get(), "algorithm", params["algorithm"].get<std::string>());
+  h5::write_attribute(group.get(), "preset", params["preset"].get<std::string>());
+  h5::write_attribute(group.get(), "lengths", params["lengths"].get<std::string>());
+  h5::write_attribute(group.get(), "algorithm_alpha", cell.algorithm_alpha());
+  constexpr double nan = std::numeric_limits<double>::quiet_NaN();
+  const auto& participation = spec.participation;
+  h5::write_attribute(group.get(), "participation_probability",
+                      participation.clients ? nan : participation.probability);
+  h5::write_attribute(group.get(), "participation_clients",
+                      std::uint64_t{participation.clients.value_or(0)});
+  h5::write_attribute(group.get(), "mode", std::string(sim::to_string(sim::drawn_fidelity(spec))));
   h5::write_attribute(group.get(), "instance", spec.instance_name);
   h5::write_attribute(group.get(), "rewards", params["rewards"].get<std::string>());
   h5::write_attribute(group.get(), "sigma", params["sigma"].get<double>());
@@ -113,8 +124,7 @@ void create_cell(hid_t file, std::size_t index, const sim::Cell& cell,
   h5::write_attribute(group.get(), "log_term", params["log_term"].get<std::string>());
   h5::write_attribute(group.get(), "clients", std::uint64_t{cell.instance().clients()});
   h5::write_attribute(group.get(), "arms", std::uint64_t{cell.instance().arms()});
-  write_bounds(group.get(), theory::compute_bounds(cell.instance(), cell.measured(), cell.rule(),
-                                                   cell.horizon(), spec.comm_cost));
+  write_bounds(group.get(), sim::bounds_of(cell));
 
   const auto m = cell.instance().clients(), k = cell.instance().arms();
   std::vector<double> means;
@@ -129,7 +139,6 @@ void create_cell(hid_t file, std::size_t index, const sim::Cell& cell,
 
   const hsize_t c = grid.size();
   h5::Handle rows(H5Gcreate2(group.get(), "replications", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT));
-  constexpr double nan = std::numeric_limits<double>::quiet_NaN();
   for (const auto& series : sim::kRealSeries)
     h5::create_rows<double>(rows.get(), series.name, c, kChunkRows);
   h5::create_rows<std::uint64_t>(rows.get(), "comm_count", c, kChunkRows);
@@ -474,6 +483,7 @@ ResultsReader::ResultsReader(const std::filesystem::path& path) {
     StoredCell cell;
     cell.name = group_name(c);
     const auto& params = canonical["cells"][c];
+    cell.parameters = params;
     cell.algorithm = params["algorithm"];
     cell.rewards = params["rewards"];
     cell.schedule = params["schedule"];
@@ -484,7 +494,7 @@ ResultsReader::ResultsReader(const std::filesystem::path& path) {
     h5::Handle group(H5Gopen2(file_.get(), cell.name.c_str(), H5P_DEFAULT));
     cell.instance = h5::read_string_attribute(group.get(), "instance");
     cell.schedule_formula = h5::read_string_attribute(group.get(), "schedule_formula");
-    cell.mode = canonical["mode"];
+    cell.mode = h5::read_string_attribute(group.get(), "mode");
     cell.bounds = read_bounds(group.get(), cell.horizon);
     auto grid = open_dataset(group.get(), "checkpoints");
     cell.checkpoints = h5::read_block<std::uint64_t>(grid.get(), 0, h5::dims(grid.get())[0]);
@@ -523,7 +533,7 @@ std::pair<std::vector<CellReport>, std::string> read_reports(const ResultsReader
   for (std::size_t c = 0; c < file.cells().size(); ++c) {
     const auto& stored = file.cells()[c];
     CellReport description;
-    description.algorithm = stored.algorithm;
+    describe_algorithm(description, stored.parameters);
     description.alpha = stored.alpha;
     description.clients = stored.clients;
     description.arms = stored.arms;

@@ -8,6 +8,11 @@
 #include "pfmab/util/error.hpp"
 
 namespace pfmab::sim {
+
+Fidelity drawn_fidelity(algorithms::AlgorithmKind algorithm, Fidelity mode) {
+  return algorithms::is_pf_ucb(algorithm) ? mode : Fidelity::per_pull;
+}
+
 void validate_horizon(std::uint64_t horizon) {
   if (horizon < 1) throw UserError("horizon T must be at least 1 slot");
 }
@@ -54,5 +59,26 @@ Cell::Cell(CellSpec spec, std::uint64_t index)
             spec_.horizon),
       checkpoints_(checkpoint_grid(spec_.horizon, spec_.checkpoints.log_points,
                                    spec_.checkpoints.linear_points)) {}
+
+theory::Bounds bounds_of(const Cell& cell) {
+  using namespace algorithms;
+  const auto& spec = cell.spec();
+  std::string inapplicable;
+  if (spec.algorithm == AlgorithmKind::pf_ucb_enhanced) {
+    inapplicable = "Theorem 2 bounds plain PF-UCB; the enhanced lengths are not analysed (Sec. 6)";
+  } else if (!is_pf_ucb(spec.algorithm)) {
+    inapplicable = fmt::format("Theorem 2 bounds PF-UCB, not {}", to_string(spec.algorithm));
+  } else if (spec.params.preset != Preset::paper) {
+    inapplicable = "Theorem 2 is stated for Algorithm 1, not the authors' code";
+  } else if (spec.params.lengths != Lengths::paper) {
+    inapplicable = "Theorem 2 is stated for the lengths of Sec. 4, not the large-M ones";
+  } else if (!spec.participation.full(cell.instance().clients())) {
+    inapplicable = "Theorem 2 is stated for every client in every phase";
+  } else if (cell.algorithm_alpha() != spec.alpha) {
+    inapplicable = "Theorem 2 is stated for the algorithm's alpha equal to the measured one";
+  }
+  return theory::compute_bounds(cell.instance(), cell.measured(), cell.rule(), cell.horizon(),
+                                spec.comm_cost, inapplicable);
+}
 
 }  // namespace pfmab::sim

@@ -35,7 +35,8 @@ double kl_shifted(const model::RewardFamily& family, double mu, double shift) {
 }
 
 Bounds compute_bounds(const model::Instance& instance, const model::MixedModel& mixed,
-                      const algorithms::PfUcbRule& rule, std::uint64_t horizon, double comm_cost) {
+                      const algorithms::PfUcbRule& rule, std::uint64_t horizon, double comm_cost,
+                      const std::string& theorem2_inapplicable) {
   const std::size_t clients = instance.clients(), arms = instance.arms();
   const double m_count = static_cast<double>(clients), alpha = mixed.alpha();
   const double beta = alpha + (1.0 - alpha) / m_count;  // weight of client m's own reward
@@ -77,6 +78,11 @@ Bounds compute_bounds(const model::Instance& instance, const model::MixedModel& 
 
   // Theorem 2, Eqn. (10).
   const auto& params = rule.params();
+  if (!theorem2_inapplicable.empty()) {
+    b.theorem2_upper = nan;
+    b.theorem2_note = theorem2_inapplicable;
+    return b;
+  }
   if (params.confidence_constant != 4.0 || params.log_term != algorithms::LogTerm::horizon) {
     b.theorem2_upper = nan;
     b.theorem2_note = "Theorem 2 is stated for c_B = 4 and L = log T";

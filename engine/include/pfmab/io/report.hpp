@@ -18,7 +18,11 @@ namespace pfmab::io {
 
 // The final-slot summary of one cell, as `run` and `summary` print it.
 struct CellReport {
-  std::string algorithm;
+  std::string algorithm;  // its name
+  // What the cell sets of the algorithm's options, for the table: e.g.
+  // "authors-code, q=0.5"; empty for none.
+  std::string variant;
+  nlohmann::json options;  // preset, lengths, algorithm_alpha, participation
   double alpha = 0.0;
   std::size_t clients = 0;
   std::size_t arms = 0;
@@ -34,8 +38,12 @@ struct CellReport {
   double identified = 0.0;  // fraction of replications
 };
 
-// Every field of a cell's report but the statistics.
-CellReport describe(const sim::Cell& cell, std::uint64_t requested);
+// Every field of a cell's report but the statistics. `parameters`: the
+// cell's entry in the experiment's canonical form.
+CellReport describe(const sim::Cell& cell, const nlohmann::json& parameters,
+                    std::uint64_t requested);
+// The algorithm's name, variant and options, from a cell's canonical entry.
+void describe_algorithm(CellReport& report, const nlohmann::json& parameters);
 
 // Builds a CellReport one replication at a time, in replication order.
 class CellAccumulator {

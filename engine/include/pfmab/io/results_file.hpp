@@ -121,7 +121,8 @@ class ResultsWriter {
 
 // What a cell's group says about it.
 struct StoredCell {
-  std::string name;  // the group, e.g. "cells/0003"
+  std::string name;           // the group, e.g. "cells/0003"
+  nlohmann::json parameters;  // its entry in the experiment's canonical form
   std::string algorithm, rewards, schedule, schedule_formula, instance, mode;
   theory::Bounds bounds;
   double alpha = 0.0;

@@ -12,6 +12,7 @@
 #include "pfmab/model/instance.hpp"
 #include "pfmab/model/mixed_model.hpp"
 #include "pfmab/sim/exploration.hpp"
+#include "pfmab/theory/bounds.hpp"
 
 namespace pfmab::sim {
 
@@ -37,6 +38,13 @@ struct CellSpec {
   Fidelity fidelity = Fidelity::aggregated;
   std::string instance_name = "inline";  // where the means came from
 };
+
+// How a cell's rewards are drawn: as its mode says, except by the baselines,
+// which read every reward and so draw every one.
+Fidelity drawn_fidelity(algorithms::AlgorithmKind algorithm, Fidelity mode);
+inline Fidelity drawn_fidelity(const CellSpec& spec) {
+  return drawn_fidelity(spec.algorithm, spec.fidelity);
+}
 
 // Throw UserError for T < 1 and for a negative or non-finite C.
 void validate_horizon(std::uint64_t horizon);
@@ -70,5 +78,11 @@ class Cell {
   algorithms::PfUcbRule rule_;
   std::vector<std::uint64_t> checkpoints_;
 };
+
+// The paper's bounds for the cell: Theorem 1 and Corollary 1 for its game,
+// Theorem 2 where the cell's algorithm is PF-UCB as Algorithm 1 prints it
+// (the paper's lengths, every client, the algorithm's alpha equal to the
+// measured one), else NaN with the reason.
+theory::Bounds bounds_of(const Cell& cell);
 
 }  // namespace pfmab::sim

@@ -47,7 +47,10 @@ double kl_shifted(const model::RewardFamily& family, double mu, double shift);
 // guaranteed (constant schedules with tiny gaps): not evaluated.
 inline constexpr std::uint64_t kMaxBoundPhases = 1'000'000;
 
+// `theorem2_inapplicable`: why Theorem 2 does not bound the cell's algorithm
+// (it is stated for PF-UCB as Algorithm 1 prints it), empty if it does.
 Bounds compute_bounds(const model::Instance& instance, const model::MixedModel& mixed,
-                      const algorithms::PfUcbRule& rule, std::uint64_t horizon, double comm_cost);
+                      const algorithms::PfUcbRule& rule, std::uint64_t horizon, double comm_cost,
+                      const std::string& theorem2_inapplicable = {});
 
 }  // namespace pfmab::theory
