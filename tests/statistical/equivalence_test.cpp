@@ -11,10 +11,11 @@
 // client), so with one seed both modes would start from the same draws and
 // the samples would not be independent, which both tests assume.
 //
-// Level: each comparison rejects equality at p < 0.001. There are 15
-// comparisons (3 instances-and-horizons x 1-2 alphas x 3 quantities), so for
-// an engine that is right, a seed choice fails some comparison with
-// probability at most 15 x 0.001 = 1.5% (Bonferroni). The seeds are fixed, so
+// Level: each comparison rejects equality at p < 0.001. There are 24
+// comparisons (3 instances-and-horizons x 1-2 alphas x 3 quantities, and 3
+// settings of the authors'-code preset x 3), so for an engine that is right,
+// a seed choice fails some comparison with probability at most 24 x 0.001 =
+// 2.4% (Bonferroni). The seeds are fixed, so
 // the test is deterministic; every p-value is printed (and in the failure
 // message) so that a reader can see none of them is borderline.
 //
@@ -68,6 +69,7 @@ struct Setting {
   double alpha = 0.5;
   std::uint64_t horizon = 0;
   double confidence_constant = 4.0;
+  algorithms::Preset preset = algorithms::Preset::paper;
 };
 
 // Runs one sweep of `settings` (cell i = settings[i]) in one mode; sample[i]
@@ -82,6 +84,7 @@ std::vector<Sample> run_mode(const std::vector<Setting>& settings, Fidelity fide
     spec.alpha = settings[i].alpha;
     spec.horizon = settings[i].horizon;
     spec.params.confidence_constant = settings[i].confidence_constant;
+    spec.params.preset = settings[i].preset;
     spec.fidelity = fidelity;
     cells.emplace_back(spec, i);
   }
@@ -232,6 +235,29 @@ TEST(FidelityEquivalence, SyntheticGameHorizonCutsAPhase) {
     // The test covers the cut only if most replications are cut.
     EXPECT_GT(per_pull[i].cut, kReplications / 2) << what;
     EXPECT_GT(aggregated[i].cut, kReplications / 2) << what;
+  }
+}
+
+// (d) The authors'-code preset (DESIGN section 6), whose waiting reads every
+// reward: per pull, each waiting reward is drawn and the argmax taken after
+// it; aggregated, exploration sums are drawn at once and the waiting by exact
+// first passages (Gaussian rewards) or Binomial jumps that no run of failures
+// could cross (Bernoulli). The synthetic game at T = 1e6 (c_B = 1, as the
+// preset has it) and the random Bernoulli instance of (b).
+TEST(FidelityEquivalence, AuthorsCodePresetWaitingOnEveryReward) {
+  const auto game = synthetic_game();
+  const auto bernoulli = std::make_shared<const model::Instance>(
+      random_bernoulli_means(), model::RewardFamily{model::RewardKind::bernoulli, 1.0});
+  constexpr auto authors = algorithms::Preset::authors_code;
+  const std::vector<Setting> settings{{game, 0.5, 1'000'000, 1.0, authors},
+                                      {game, 0.9, 1'000'000, 1.0, authors},
+                                      {bernoulli, 0.5, 200'000, 1.0, authors}};
+  const auto per_pull = run_mode(settings, Fidelity::per_pull, 501);
+  const auto aggregated = run_mode(settings, Fidelity::aggregated, 502);
+  for (std::size_t i = 0; i < settings.size(); ++i) {
+    expect_same_law((i < 2 ? label(settings[i]) : "random Bernoulli 3x5, alpha 0.5, T 2e+05") +
+                        ", authors-code",
+                    per_pull[i], aggregated[i]);
   }
 }
 

@@ -154,5 +154,143 @@ TEST(PfUcbServer, AggregatesActiveArmsAndUnitesActiveSets) {
   EXPECT_EQ(Arms(server.active().begin(), server.active().end()), (Arms{0, 2}));
 }
 
+// ---------------------------------------------------------------------------
+// Large-M lengths (Remark, Sec. 4) and the enhanced lengths' factor
+
+TEST(PfUcbRule, LargeMLengthsByHand) {
+  // M = 4, f(1) = 2 log 1e6 = 27.631: n_l = ceil(0.5 * 27.63) = 14,
+  // n_g = ceil(0.5 * 27.63 / 4) = ceil(3.45) = 4; phase 3 (f = 110.52): 56, 14
+  PfUcbParams params;
+  params.lengths = Lengths::large_m;
+  const PfUcbRule rule(params, 0.5, 4, 1'000'000);
+  EXPECT_EQ(rule.local_rounds(1), 14u);
+  EXPECT_EQ(rule.global_rounds(1), 4u);
+  EXPECT_EQ(rule.local_rounds(3), 56u);
+  EXPECT_EQ(rule.global_rounds(3), 14u);
+  // a factor scales before the ceiling: 0.5 * 27.63 * 1.5 = 20.72 -> 21
+  EXPECT_EQ(rule.local_rounds(1, 1.5), 21u);
+  // the paper's lengths with a factor: ceil(0.5 * 27.63 * 0.5) = 7
+  EXPECT_EQ(PfUcbRule(PfUcbParams{}, 0.5, 4, 1'000'000).global_rounds(1, 0.5), 7u);
+}
+
+TEST(PfUcbServer, LengthFactorIsOneForEqualGapsAndTheFormulaOtherwise) {
+  PfUcbServer server(2, 3);
+  // every gap 1 before any update: factor 1 for every client and arm
+  for (std::size_t m = 0; m < 3; ++m) EXPECT_EQ(server.length_factor(m, 0, 0.3), 1.0);
+  // arm 0: all three clients estimate 0.25: exactly 1 at any alpha
+  // arm 1: gaps 0.25, 1, 0.0625 (roots 0.5, 1, 0.25): client 0 at alpha = 0.5:
+  //   (0.5 * 0.5 + (0.5 / 3) * 1.75) / 0.5 = (0.25 + 0.291666...) / 0.5 = 1.0833...
+  server.receive_gaps(0, {0.25, 0.25});
+  server.receive_gaps(1, {0.25, 1.0});
+  server.receive_gaps(2, {0.25, 0.0625});
+  for (const double alpha : {0.0, 0.1, 0.3, 0.5, 0.7, 1.0}) {
+    EXPECT_EQ(server.length_factor(1, 0, alpha), 1.0) << alpha;
+  }
+  EXPECT_NEAR(server.length_factor(0, 1, 0.5), (0.25 + 1.75 / 6.0) / 0.5, 1e-15);
+  // alpha = 1: local information only, the factor is 1 whatever the gaps
+  EXPECT_EQ(server.length_factor(2, 1, 1.0), 1.0);
+  // alpha = 0: the mean root over the clients' own root: 1.75 / 3 / 0.25
+  EXPECT_NEAR(server.length_factor(2, 1, 0.0), 1.75 / 3.0 / 0.25, 1e-15);
+}
+
+TEST(PfUcbClient, GapEstimatesAreTheGapPlusTwoRadiiCappedAtOne) {
+  EXPECT_EQ(PfUcbClient(2).gap_estimates(0.1), (std::vector<double>{1.0, 1.0}));  // no update yet
+  // alpha = 1: mixed = local [0.75, 0.5, 0.0]; 2B = 0.125:
+  // gaps + 2B = [0.125, 0.375, 0.875]
+  auto c = client_with_means({0.75, 0.5, 0.0});
+  c.update(std::vector<double>{0, 0, 0}, 1.0, 0.0625);
+  EXPECT_EQ(c.gap_estimates(0.0625), (std::vector<double>{0.125, 0.375, 0.875}));
+  // a wide radius caps them at 1
+  EXPECT_EQ(c.gap_estimates(0.5), (std::vector<double>{1.0, 1.0, 1.0}));
+}
+
+// ---------------------------------------------------------------------------
+// The authors'-code rules (DESIGN section 6)
+
+TEST(PfUcbClient, AuthorsEliminationIsStrictAndAgainstEveryArm) {
+  // alpha = 1: mixed = local [0.75, 0.5, 0.25], radius 0.125: the gaps are
+  // [0, 0.25, 0.5] against 2B = 0.25. Algorithm 1 drops a gap of exactly 2B
+  // (and so fixes arm 0); the authors' code drops k when its mixed mean
+  // + 0.125 < 0.75 - 0.125, a gap above 2B strictly, and keeps arm 1.
+  auto paper = client_with_means({0.75, 0.5, 0.25});
+  paper.update(std::vector<double>{0, 0, 0}, 1.0, 0.125, Preset::paper);
+  ASSERT_TRUE(paper.fixed_arm());
+  EXPECT_EQ(*paper.fixed_arm(), 0u);
+  auto authors = client_with_means({0.75, 0.5, 0.25});
+  authors.update(std::vector<double>{0, 0, 0}, 1.0, 0.125, Preset::authors_code);
+  EXPECT_EQ(active(authors), (Arms{0, 1}));
+  EXPECT_FALSE(authors.fixed_arm());
+
+  // The estimate of an arm out of A_m still counts, refreshed from its sums:
+  // arm 0 goes (0.5 > 2B = 0.4 below arm 1), is pulled again (waiting, under
+  // this rule) up to a mean of 1.0, and then eliminates both arms of A_m,
+  // which leaves the client with no arm and none fixed.
+  auto c = client_with_means({0.0, 0.5, 0.4});
+  c.update(std::vector<double>{0, 0, 0}, 1.0, 0.2, Preset::authors_code);
+  EXPECT_EQ(active(c), (Arms{1, 2}));
+  c.record(0, 1, 2.0);
+  c.update(std::vector<double>{0, 0, 0}, 1.0, 0.2, Preset::authors_code);
+  EXPECT_TRUE(c.active().empty());
+  EXPECT_FALSE(c.fixed_arm());
+  // Algorithm 1 compares within A_m only: the same pulls leave it {1, 2}
+  auto d = client_with_means({0.0, 0.5, 0.4});
+  d.update(std::vector<double>{0, 0, 0}, 1.0, 0.2, Preset::paper);
+  d.record(0, 1, 2.0);
+  d.update(std::vector<double>{0, 0, 0}, 1.0, 0.2, Preset::paper);
+  EXPECT_EQ(active(d), (Arms{1, 2}));
+}
+
+TEST(PfUcbClient, AuthorsWaitingArmIsTheCurrentArgmaxOverEveryArm) {
+  // alpha = 0.5, global means as received [0.5, 0.0, 0.0] (0 before any update)
+  auto c = client_with_means({0.25, 0.5, 0.125});
+  EXPECT_EQ(c.exploit_arm_authors(0.5), 1u);  // phase 1: global 0: local argmax
+  c.update(std::vector<double>{0.5, 0.0, 0.0}, 0.5, 10.0, Preset::authors_code);
+  // values 0.5 * [0.25, 0.5, 0.125] + 0.5 * [0.5, 0, 0] = [0.375, 0.25, 0.0625]
+  EXPECT_EQ(c.exploit_arm_authors(0.5), 0u);
+  EXPECT_EQ(c.exploit_value(1, 0.5), 0.25);
+  // a new reward moves the running mean at once: arm 1 to (0.5 + 1.5) / 2 = 1
+  c.record(1, 1, 1.5);
+  EXPECT_EQ(c.exploit_arm_authors(0.5), 1u);  // 0.5 beats 0.375
+  // ties go to the lowest index: arm 0 at 0.5 * 0.25 + 0.25 = 0.375 vs
+  // arm 2 made equal: 0.5 * x + 0 = 0.375 with x = 0.75 (sum 0.75 over 1)
+  auto t = client_with_means({0.25, 0.0, 0.75});
+  t.update(std::vector<double>{0.5, 0.0, 0.0}, 0.5, 10.0, Preset::authors_code);
+  EXPECT_EQ(t.exploit_arm_authors(0.5), 0u);
+}
+
+TEST(PfUcbServer, AggregatesParticipantsOnlyAndUnderTheAuthorsRuleEveryArm) {
+  std::vector<PfUcbClient> clients;
+  clients.push_back(client_with_means({0.75, 0.25, 1.0}));
+  clients.push_back(client_with_means({0.0, 0.75, 0.0}));
+  clients.push_back(client_with_means({0.25, 0.25, 0.5}));
+  PfUcbServer server(3, 3);
+  const std::uint32_t first_and_last[] = {0, 2};
+  server.aggregate(clients, first_and_last, Preset::paper);
+  EXPECT_EQ(server.global_means()[0], 0.5);  // (0.75 + 0.25) / 2: client 1 is absent
+  EXPECT_EQ(server.global_means()[2], 0.75);
+  // Algorithm 1 aggregates the arms of A only; the authors' server every arm
+  clients[0].update(server.global_means(), 1.0, 0.3);  // drops arm 1 (0.75 below 1.0)
+  clients[1].update(server.global_means(), 1.0, 10.0);
+  clients[2].update(server.global_means(), 1.0, 0.1);  // drops 0 and 1 (0.25 below 0.5)
+  clients[1].update(server.global_means(), 1.0, 0.0);  // fixes arm 1
+  server.unite(clients);
+  EXPECT_EQ(Arms(server.active().begin(), server.active().end()), (Arms{0, 2}));
+  clients[1].record(1, 1, 0.25);  // client 1's arm-1 mean: 0.5
+  const std::uint32_t all[] = {0, 1, 2};
+  auto paper = server;
+  paper.aggregate(clients, all, Preset::paper);
+  EXPECT_EQ(paper.global_means()[1], 0.25);  // not in A: left as it was
+  server.aggregate(clients, all, Preset::authors_code);
+  EXPECT_EQ(server.global_means()[1], (0.25 + 0.5 + 0.25) / 3.0);
+}
+
+TEST(Presets, NamesRoundTripAndUnknownOnesAreRefused) {
+  for (const auto p : {Preset::paper, Preset::authors_code})
+    EXPECT_EQ(parse_preset(to_string(p)), p);
+  for (const auto l : {Lengths::paper, Lengths::large_m}) EXPECT_EQ(parse_lengths(to_string(l)), l);
+  EXPECT_THROW(parse_preset("authors"), UserError);
+  EXPECT_THROW(parse_lengths("small"), UserError);
+}
+
 }  // namespace
 }  // namespace pfmab::algorithms
