@@ -66,6 +66,25 @@ std::vector<Cell> synthetic_cells(std::uint64_t horizon, Fidelity fidelity) {
     spec.fidelity = fidelity;
     cells.emplace_back(spec, cells.size());
   }
+  // PF-UCB's variants at alpha = 0.5: the authors' rules (waiting on every
+  // reward inside the client tasks), the enhanced lengths (gap estimates
+  // written by every client's task), partial participation (the server's
+  // own stream, a barrier round of the participants only)
+  CellSpec variant;
+  variant.instance = instance;
+  variant.alpha = 0.5;
+  variant.horizon = horizon;
+  variant.fidelity = fidelity;
+  auto authors = variant;
+  authors.params.preset = algorithms::Preset::authors_code;
+  authors.params.confidence_constant = 1.0;
+  cells.emplace_back(authors, cells.size());
+  auto enhanced = variant;
+  enhanced.algorithm = algorithms::AlgorithmKind::pf_ucb_enhanced;
+  cells.emplace_back(enhanced, cells.size());
+  auto partial = variant;
+  partial.participation.probability = 0.6;
+  cells.emplace_back(partial, cells.size());
   return cells;
 }
 
