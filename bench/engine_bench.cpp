@@ -233,6 +233,32 @@ void BM_Aggregated_MovieLens(benchmark::State& state) {
 }
 BENCHMARK(BM_Aggregated_MovieLens)->Unit(benchmark::kMicrosecond)->UseRealTime();
 
+//------------------------------------------------------------------------------
+// The authors'-code preset: its waiting reads every reward
+//------------------------------------------------------------------------------
+
+// The synthetic cell under the authors' rules (c_B = 1), Gaussian rewards, T =
+// 1e6, in each mode (range(0): 0 per pull, 1 aggregated). Per pull, every
+// waiting reward is drawn and the argmax taken after it; aggregated, the
+// waiting is drawn by exact first passages, a few draws per change of arm.
+void BM_AuthorsCode_Gaussian(benchmark::State& state) {
+  pfmab::sim::CellSpec spec;
+  spec.instance = synthetic_instance(RewardKind::gaussian);
+  spec.alpha = 0.5;
+  spec.horizon = 1'000'000;
+  spec.params.preset = pfmab::algorithms::Preset::authors_code;
+  spec.params.confidence_constant = 1.0;
+  spec.fidelity =
+      state.range(0) == 0 ? pfmab::sim::Fidelity::per_pull : pfmab::sim::Fidelity::aggregated;
+  replications(state, pfmab::sim::Cell(spec, 0));
+}
+BENCHMARK(BM_AuthorsCode_Gaussian)
+    ->ArgName("aggregated")
+    ->Arg(0)
+    ->Arg(1)
+    ->Unit(benchmark::kMicrosecond)
+    ->UseRealTime();
+
 }  // namespace
 
 BENCHMARK_MAIN();
