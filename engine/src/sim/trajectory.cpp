@@ -1,6 +1,7 @@
 #include "pfmab/sim/trajectory.hpp"
 
 #include <algorithm>
+#include <cassert>
 
 namespace pfmab::sim {
 
@@ -137,6 +138,19 @@ void Trajectory::advance_slot(std::span<const std::uint32_t> arms) {
   for (std::size_t m = 0; m < clients_; ++m) ++pulls_[m * arms_ + arms[m]];
   ++now_;
   record_due_checkpoints();
+}
+
+void Trajectory::account_counts(std::span<const std::uint64_t> counts) {
+  const std::size_t block = pulls_.size();
+  assert(now_ == 0 && counts.size() == checkpoints_.size() * block);
+  // Each checkpoint's counts go through record() as advance_slot's would: the
+  // same sums in the same (client, arm) order, hence the same bits.
+  for (std::size_t c = 0; c < checkpoints_.size(); ++c) {
+    std::copy_n(counts.begin() + static_cast<std::ptrdiff_t>(c * block), block, pulls_.begin());
+    record(pulls_, comm_count_);
+  }
+  next_checkpoint_ = checkpoints_.size();
+  now_ = horizon();
 }
 
 void Trajectory::record_due_checkpoints() {

@@ -9,19 +9,37 @@ namespace pfmab::sim {
 
 // The baselines a reviewer asks for, on the same streams, trajectory
 // accounting and output as PF-UCB. Both decide slot by slot from every
-// reward so far, so they draw every reward in either fidelity mode.
+// reward so far, so they draw every reward in either fidelity mode. The
+// bonus scale s is the rewards' sigma (Gaussian) or 1 (Bernoulli, UCB1's
+// rewards in [0, 1]).
+//
+// What they report: no communication (comm_count stays 0), phases = 0,
+// exploration_pulls = T M (every reward drawn), fixation_slot = -1. A
+// baseline never fixes an arm, so fixed_arm[m] is the arm client m pulled
+// most over the horizon (lowest index on ties), and fixed_optimal[m] says
+// whether that arm is mixed-optimal for the measured alpha.
 
-// local-ucb: every client runs UCB1 on its own local rewards (each arm once,
-// then the argmax of mean + sqrt(2 log t / n)), with no communication. The
+// local-ucb: every client runs UCB1 on its own local rewards (each arm once
+// in index order, then at slot t the argmax of mean + s sqrt(2 log t / n),
+// lowest index on ties), with no communication. It ignores alpha. The
 // clients never interact: each is one oneTBB task for the whole horizon.
 ReplicationResult run_local_ucb(const Cell& cell, std::uint64_t seed, std::uint64_t replication);
 
 // centralized-ucb: a full-information reference with no communication cost.
-// At every slot, client m plays the argmax of its mixed estimate
-// alpha mu_hat_{k,m} + (1 - alpha) (1/M) sum_n mu_hat_{k,n}, built from every
-// client's samples, plus sqrt(2 log t * sum_n w_{m,n}^2 / T_{k,n}) with
-// w_{m,n} = alpha [n = m] + (1 - alpha) / M (the estimate's variance for unit
-// variance rewards); each client first pulls every arm once.
+// Each client first pulls every arm once; then at every slot t, from the
+// statistics after slot t - 1, client m plays the argmax of its mixed
+// estimate alpha mu_hat_{k,m} + (1 - alpha) (1/M) sum_n mu_hat_{k,n}, built
+// from every client's samples, plus s sqrt(2 log t * sum_n w_{m,n}^2 / T_{k,n})
+// with w_{m,n} = alpha [n = m] + (1 - alpha) / M (the estimate's variance for
+// unit variance rewards), alpha the algorithm's. Sequential: one task. At
+// alpha = 1 it makes local-ucb's decisions.
+// Not consistent at every alpha: client m's estimate and width on arm k keep
+// the other clients' parts, which improve only as they pull arm k, and a
+// client pulls an arm that is poor for it about log t times. So the width
+// has a floor that is highest on arms poor for the others (often m's local
+// best), and at intermediate alpha a client can settle on an arm that is not
+// mixed-optimal and lose linearly (the synthetic game at alpha = 0.2 and 0.5:
+// see statistical/baselines_test.cpp).
 ReplicationResult run_centralized_ucb(const Cell& cell, std::uint64_t seed,
                                       std::uint64_t replication);
 

@@ -93,6 +93,12 @@ class Trajectory {
   // Accounts the next slot, in which client m plays arms[m] (algorithms that
   // decide slot by slot).
   void advance_slot(std::span<const std::uint32_t> arms);
+  // Accounts the whole horizon at once, without communication, from each
+  // client's pull counts at every checkpoint: counts[(c * M + m) * K + k] is
+  // how often client m pulled arm k in the first checkpoints[c] slots. For
+  // algorithms whose clients play apart and report when done; the series
+  // are bit-identical to advancing slot by slot. Only on a fresh trajectory.
+  void account_counts(std::span<const std::uint64_t> counts);
 
   const Series& series() const { return series_; }
   Series take_series() { return std::move(series_); }
