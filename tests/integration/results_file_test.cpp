@@ -46,6 +46,7 @@
 #include "pfmab/theory/bounds.hpp"
 #include "pfmab/util/error.hpp"
 
+#include "fixtures.hpp"
 #include "run_cli.hpp"
 #include "spawn.hpp"
 #include "temp_dir.hpp"
@@ -264,21 +265,6 @@ class ResultsRoundTrip : public ::testing::Test {
     return h5::read_block<double>(set.get(), 0, h5::dims(set.get())[0]);
   }
 
-  static void expect_same(const sim::ReplicationResult& read, const sim::ReplicationResult& written,
-                          const std::string& where) {
-    SCOPED_TRACE(where);
-    EXPECT_EQ(read.series.regret, written.series.regret);
-    EXPECT_EQ(read.series.local_reward, written.series.local_reward);
-    EXPECT_EQ(read.series.global_reward, written.series.global_reward);
-    EXPECT_EQ(read.series.mixed_reward, written.series.mixed_reward);
-    EXPECT_EQ(read.series.comm_count, written.series.comm_count);
-    EXPECT_EQ(read.fixed_arm, written.fixed_arm);
-    EXPECT_EQ(read.fixed_optimal, written.fixed_optimal);
-    EXPECT_EQ(read.phases, written.phases);
-    EXPECT_EQ(read.exploration_pulls, written.exploration_pulls);
-    EXPECT_EQ(read.fixation_slot, written.fixation_slot);
-  }
-
   TempDir dir_{"roundtrip"};
   io::Experiment experiment_;
   std::vector<sim::Cell> cells_;
@@ -332,13 +318,13 @@ TEST_F(ResultsRoundTrip, EveryFieldReadBackEqualsWhatWasWritten) {
     const auto all = reader.read(c, 0, kReplications);
     ASSERT_EQ(all.size(), kReplications);
     for (std::size_t r = 0; r < kReplications; ++r) {
-      expect_same(all[r], results_[c][r], "replication " + std::to_string(r));
+      expect_same_result(all[r], results_[c][r], "replication " + std::to_string(r));
     }
     // a block that straddles two 256-row chunks
     const auto some = reader.read(c, 237, 50);
     ASSERT_EQ(some.size(), 50u);
     for (std::size_t r = 0; r < some.size(); ++r) {
-      expect_same(some[r], results_[c][237 + r], "replication " + std::to_string(237 + r));
+      expect_same_result(some[r], results_[c][237 + r], "replication " + std::to_string(237 + r));
     }
   }
 }
@@ -448,7 +434,7 @@ TEST_F(ResultsRoundTrip, AnIncompleteCellHasNoSummaryAndResumesWhereItStopped) {
   EXPECT_EQ(reader.cells()[1].done, kReplications);
   const auto all = reader.read(1, 0, kReplications);
   for (std::size_t r = 0; r < kReplications; ++r) {
-    expect_same(all[r], results_[1][r], "replication " + std::to_string(r));
+    expect_same_result(all[r], results_[1][r], "replication " + std::to_string(r));
   }
   const auto mean = summary(path, 1, "regret", "mean");
   double sum = 0;

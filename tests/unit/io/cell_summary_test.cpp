@@ -11,6 +11,8 @@
 #include "pfmab/io/row_block.hpp"
 #include "pfmab/stats/summary.hpp"
 
+#include "fixtures.hpp"
+
 namespace pfmab::io {
 namespace {
 
@@ -44,16 +46,8 @@ TEST(RowBlock, HoldsResultsAsTheDatasetsLayThemOut) {
   EXPECT_EQ(block.comm_count[3 * kCheckpoints + 2], 32u);
   EXPECT_EQ(block.fixed_arm[3 * kClients], 0);
   for (std::uint64_t r = 0; r < 5; ++r) {
-    const auto back = block.result(r);
-    const auto want = make_result(r, 10.0 * r);
-    EXPECT_EQ(back.series.regret, want.series.regret);
-    EXPECT_EQ(back.series.mixed_reward, want.series.mixed_reward);
-    EXPECT_EQ(back.series.comm_count, want.series.comm_count);
-    EXPECT_EQ(back.fixed_arm, want.fixed_arm);
-    EXPECT_EQ(back.fixed_optimal, want.fixed_optimal);
-    EXPECT_EQ(back.phases, want.phases);
-    EXPECT_EQ(back.exploration_pulls, want.exploration_pulls);
-    EXPECT_EQ(back.fixation_slot, want.fixation_slot);
+    testing::expect_same_result(block.result(r), make_result(r, 10.0 * r),
+                                "row " + std::to_string(r));
   }
   // reused for another cell: empty, and its rows are the new ones
   block.reset(1, kCheckpoints, kClients);

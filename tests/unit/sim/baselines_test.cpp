@@ -22,24 +22,16 @@
 #include "pfmab/sim/checkpoints.hpp"
 #include "pfmab/sim/trajectory.hpp"
 
+#include "fixtures.hpp"
 #include "run_cli.hpp"
 
 namespace pfmab::sim {
 namespace {
 
+using testing::instance_of;
+using testing::synthetic_instance;
+
 using algorithms::AlgorithmKind;
-
-std::shared_ptr<const model::Instance> instance_of(std::vector<std::vector<double>> rows,
-                                                   model::RewardFamily rewards) {
-  model::MeansTable table{std::move(rows), {}};
-  table.row_origin.resize(table.rows.size(), "test");
-  return std::make_shared<const model::Instance>(table, rewards);
-}
-
-std::shared_ptr<const model::Instance> synthetic(model::RewardFamily rewards = {}) {
-  return std::make_shared<const model::Instance>(
-      model::read_means_csv(testing::shared_data("synthetic_4x9.csv")), rewards);
-}
 
 CellSpec spec_of(std::shared_ptr<const model::Instance> instance, AlgorithmKind algorithm,
                  double alpha, std::uint64_t horizon) {
@@ -238,7 +230,7 @@ TEST(CentralizedUcb, AtAlphaOneMakesLocalUcbsDecisions) {
   // width its own sqrt(2 ln t / T_{k,m}); same streams, so the same result.
   for (const model::RewardFamily rewards :
        {model::RewardFamily{}, model::RewardFamily{model::RewardKind::bernoulli, 1.0}}) {
-    auto s = spec_of(synthetic(rewards), AlgorithmKind::local_ucb, 1.0, 20'000);
+    auto s = spec_of(synthetic_instance(rewards), AlgorithmKind::local_ucb, 1.0, 20'000);
     const auto local = run_local_ucb(Cell(s, 4), 9, 1);
     s.algorithm = AlgorithmKind::centralized_ucb;
     EXPECT_EQ(digest_of(run_centralized_ucb(Cell(s, 4), 9, 1)), digest_of(local));
@@ -255,7 +247,7 @@ TEST(Baselines, ReportNoCommunicationEveryRewardAndTheMostPulledArm) {
     for (const double alpha : {0.5, 1.0}) {
       SCOPED_TRACE(std::string(algorithms::to_string(algorithm)) + " alpha " +
                    std::to_string(alpha));
-      auto s = spec_of(synthetic(), algorithm, 1.0, 10'000);
+      auto s = spec_of(synthetic_instance(), algorithm, 1.0, 10'000);
       s.alpha = alpha;
       s.comm_cost = 100.0;  // would show in the regret if charged
       const Cell cell(s, 0);
@@ -286,7 +278,7 @@ TEST(Baselines, ReportNoCommunicationEveryRewardAndTheMostPulledArm) {
 
 TEST(Baselines, SameKeySameResultOtherKeyOtherResult) {
   for (const auto algorithm : {AlgorithmKind::local_ucb, AlgorithmKind::centralized_ucb}) {
-    const Cell cell(spec_of(synthetic(), algorithm, 0.5, 5'000), 0);
+    const Cell cell(spec_of(synthetic_instance(), algorithm, 0.5, 5'000), 0);
     const auto first = digest_of(run_replication(cell, 5, 3));
     EXPECT_EQ(digest_of(run_replication(cell, 5, 3)), first);
     EXPECT_NE(digest_of(run_replication(cell, 5, 4)), first);
@@ -297,7 +289,7 @@ TEST(Baselines, SameKeySameResultOtherKeyOtherResult) {
 
 TEST(Baselines, DrawEveryRewardInEitherFidelity) {
   for (const auto algorithm : {AlgorithmKind::local_ucb, AlgorithmKind::centralized_ucb}) {
-    auto s = spec_of(synthetic(), algorithm, 0.5, 5'000);
+    auto s = spec_of(synthetic_instance(), algorithm, 0.5, 5'000);
     s.fidelity = Fidelity::per_pull;
     const auto per_pull = run_replication(Cell(s, 0), 2, 0);
     s.fidelity = Fidelity::aggregated;
@@ -313,7 +305,7 @@ TEST(LocalUcb, SameResultOnAnyThreadCount) {
   for (auto& row : many) {
     for (auto& mu : row) mu = uniform(gen);
   }
-  for (const auto& instance : {synthetic(), instance_of(many, {})}) {
+  for (const auto& instance : {synthetic_instance(), instance_of(many, {})}) {
     const Cell cell(spec_of(instance, AlgorithmKind::local_ucb, 0.5, 20'000), 0);
     std::vector<std::uint64_t> digests;
     for (const int threads : {1, 4, 2}) {  // non-monotone on purpose
@@ -330,7 +322,7 @@ TEST(LocalUcb, SameResultOnAnyThreadCount) {
 TEST(BaselineTrajectory, AccountCountsEqualsAdvancingSlotBySlot) {
   // Random plays on the synthetic game measured at alpha = 0.3 (mixed means
   // that are not dyadic, so the order of the sums shows in the bits).
-  const auto instance = synthetic();
+  const auto instance = synthetic_instance();
   const model::MixedModel measured(*instance, 0.3);
   const auto grid = checkpoint_grid(5'000, 40, 20);
   std::mt19937_64 gen(17);

@@ -12,25 +12,15 @@
 #include "pfmab/sim/replication.hpp"
 #include "pfmab/util/digest.hpp"
 
-#include "run_cli.hpp"
+#include "fixtures.hpp"
 
 namespace pfmab::sim {
 namespace {
 
 using algorithms::AlgorithmKind;
 using algorithms::Preset;
-
-std::shared_ptr<const model::Instance> instance_of(std::vector<std::vector<double>> rows,
-                                                   model::RewardFamily rewards = {}) {
-  model::MeansTable table{std::move(rows), {}};
-  table.row_origin.resize(table.rows.size(), "test");
-  return std::make_shared<const model::Instance>(table, rewards);
-}
-
-std::shared_ptr<const model::Instance> synthetic(model::RewardFamily rewards = {}) {
-  return std::make_shared<const model::Instance>(
-      model::read_means_csv(testing::shared_data("synthetic_4x9.csv")), rewards);
-}
+using testing::instance_of;
+using testing::synthetic_instance;
 
 std::uint64_t digest(const ReplicationResult& r) {
   Digest d;
@@ -50,7 +40,7 @@ class EveryMode : public ::testing::TestWithParam<Fidelity> {
  protected:
   CellSpec synthetic_spec(double alpha) const {
     CellSpec s;
-    s.instance = synthetic();
+    s.instance = synthetic_instance();
     s.alpha = alpha;
     s.horizon = 200'000;
     s.fidelity = GetParam();

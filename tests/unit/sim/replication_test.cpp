@@ -10,17 +10,12 @@
 
 #include "pfmab/model/means_table.hpp"
 
-#include "run_cli.hpp"
+#include "fixtures.hpp"
 
 namespace pfmab::sim {
 namespace {
 
-std::shared_ptr<const model::Instance> instance_of(std::vector<std::vector<double>> rows,
-                                                   model::RewardFamily rewards) {
-  model::MeansTable table{std::move(rows), {}};
-  table.row_origin.resize(table.rows.size(), "test");
-  return std::make_shared<const model::Instance>(table, rewards);
-}
+using testing::instance_of;
 
 // Noiseless (sigma = 0: every reward equals its mean) game, dyadic means so
 // that every estimate is exact. M = 2, K = 2:

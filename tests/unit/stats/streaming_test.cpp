@@ -10,20 +10,15 @@
 
 #include "pfmab/stats/summary.hpp"
 
+#include "fixtures.hpp"
+
 namespace pfmab::stats {
 namespace {
 
+using testing::sorted_quantile;
+
 constexpr double kLevels[] = {0.5, 0.05, 0.95, 0.0, 1.0, 0.25};
 constexpr std::size_t kCapacity = 1 << 14;
-
-// numpy's default quantile from a full sort: the reference.
-double sorted_quantile(std::vector<double> v, double q) {
-  std::sort(v.begin(), v.end());
-  const double h = q * static_cast<double>(v.size() - 1);
-  const auto below = static_cast<std::size_t>(std::floor(h));
-  const double high = below + 1 < v.size() ? v[below + 1] : v[below];
-  return v[below] + (h - static_cast<double>(below)) * (high - v[below]);
-}
 
 // Feeds `columns` (each a whole column, equal lengths) to RunningQuantiles
 // in blocks of `block` rows.

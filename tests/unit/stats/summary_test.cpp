@@ -8,8 +8,12 @@
 
 #include <gtest/gtest.h>
 
+#include "fixtures.hpp"
+
 namespace pfmab::stats {
 namespace {
+
+using testing::sorted_quantile;
 
 TEST(Summary, MeanStdAndStudentInterval) {
   // mean 2.5, s^2 = (2.25 + 0.25 + 0.25 + 2.25) / 3 = 5/3,
@@ -30,15 +34,6 @@ TEST(Summary, OneValueHasNoSpread) {
   EXPECT_EQ(s.mean, 7.0);
   EXPECT_TRUE(std::isnan(s.std));
   EXPECT_TRUE(std::isnan(s.ci95_low));
-}
-
-// numpy's default quantile, from a full sort: the reference.
-double sorted_quantile(std::vector<double> v, double q) {
-  std::sort(v.begin(), v.end());
-  const double h = q * static_cast<double>(v.size() - 1);
-  const auto below = static_cast<std::size_t>(std::floor(h));
-  const double high = below + 1 < v.size() ? v[below + 1] : v[below];
-  return v[below] + (h - static_cast<double>(below)) * (high - v[below]);
 }
 
 void expect_exact(const std::vector<double>& values, const char* what) {

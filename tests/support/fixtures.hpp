@@ -1,0 +1,60 @@
+#pragma once
+
+// What several test programs build or check the same way.
+
+#include <algorithm>
+#include <cmath>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "pfmab/model/instance.hpp"
+#include "pfmab/model/means_table.hpp"
+#include "pfmab/sim/replication.hpp"
+
+#include "run_cli.hpp"
+
+namespace pfmab::testing {
+
+// A game from its rows of local means (one per client).
+inline std::shared_ptr<const model::Instance> instance_of(std::vector<std::vector<double>> rows,
+                                                          model::RewardFamily rewards = {}) {
+  model::MeansTable table{std::move(rows), {}};
+  table.row_origin.resize(table.rows.size(), "test");
+  return std::make_shared<const model::Instance>(table, rewards);
+}
+
+// The paper's synthetic game (Fig. 1), read from ../shared/data.
+inline std::shared_ptr<const model::Instance> synthetic_instance(model::RewardFamily rewards = {}) {
+  return std::make_shared<const model::Instance>(
+      model::read_means_csv(shared_data("synthetic_4x9.csv")), rewards);
+}
+
+// numpy's default quantile (type 7) from a full sort: the reference.
+inline double sorted_quantile(std::vector<double> v, double q) {
+  std::sort(v.begin(), v.end());
+  const double h = q * static_cast<double>(v.size() - 1);
+  const auto below = static_cast<std::size_t>(std::floor(h));
+  const double high = below + 1 < v.size() ? v[below + 1] : v[below];
+  return v[below] + (h - static_cast<double>(below)) * (high - v[below]);
+}
+
+// Every field of two results equal.
+inline void expect_same_result(const sim::ReplicationResult& got,
+                               const sim::ReplicationResult& want, const std::string& where) {
+  SCOPED_TRACE(where);
+  EXPECT_EQ(got.series.regret, want.series.regret);
+  EXPECT_EQ(got.series.local_reward, want.series.local_reward);
+  EXPECT_EQ(got.series.global_reward, want.series.global_reward);
+  EXPECT_EQ(got.series.mixed_reward, want.series.mixed_reward);
+  EXPECT_EQ(got.series.comm_count, want.series.comm_count);
+  EXPECT_EQ(got.fixed_arm, want.fixed_arm);
+  EXPECT_EQ(got.fixed_optimal, want.fixed_optimal);
+  EXPECT_EQ(got.phases, want.phases);
+  EXPECT_EQ(got.exploration_pulls, want.exploration_pulls);
+  EXPECT_EQ(got.fixation_slot, want.fixation_slot);
+}
+
+}  // namespace pfmab::testing
