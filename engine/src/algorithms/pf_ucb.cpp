@@ -78,7 +78,12 @@ double PfUcbRule::confidence_radius(std::uint64_t phase) const {
 }
 
 double PfUcbRule::confidence_radius_at(double cumulative) const {
-  return std::sqrt(params_.confidence_constant * log_term_ / (clients_ * cumulative));
+  // The mixed estimate's variance (unit-variance rewards) is alpha^2/n_l-total
+  // + ((1 - alpha)/M)^2 M/n_g-total: 1/(M F(p)) with Algorithm 1's lengths,
+  // hence B_p's M. The large-M lengths divide both runs by M, so the variance
+  // is 1/F(p) and the radius must drop the M to keep its guarantee.
+  const double samples = params_.lengths == Lengths::paper ? clients_ * cumulative : cumulative;
+  return std::sqrt(params_.confidence_constant * log_term_ / samples);
 }
 
 PfUcbClient::PfUcbClient(std::size_t arms)

@@ -171,6 +171,11 @@ TEST(PfUcbRule, LargeMLengthsByHand) {
   EXPECT_EQ(rule.local_rounds(1, 1.5), 21u);
   // the paper's lengths with a factor: ceil(0.5 * 27.63 * 0.5) = 7
   EXPECT_EQ(PfUcbRule(PfUcbParams{}, 0.5, 4, 1'000'000).global_rounds(1, 0.5), 7u);
+  // M times fewer samples per phase: the radius drops its M,
+  // B_1 = sqrt(4 log 1e6 / F(1)) = sqrt(4 / 2) (F(1) = 2 log 1e6)
+  EXPECT_NEAR(rule.confidence_radius(1), std::sqrt(2.0), 1e-15);
+  EXPECT_NEAR(rule.confidence_radius(1),
+              2.0 * PfUcbRule(PfUcbParams{}, 0.5, 4, 1'000'000).confidence_radius(1), 1e-15);
 }
 
 TEST(PfUcbServer, LengthFactorIsOneForEqualGapsAndTheFormulaOtherwise) {
