@@ -59,8 +59,6 @@ namespace h5 = io::h5;
 using namespace std::chrono_literals;
 using Clock = std::chrono::steady_clock;
 
-constexpr const char* kPython = "/usr/bin/python3";
-
 // ---------------------------------------------------------------------------
 // Helpers
 
@@ -724,7 +722,7 @@ TEST(ResultsSwmr, H5pyReadsTheFileWhileARunAppends) {
   std::vector<std::uint64_t> last(kBigCells, 0);
   int reads_during_run = 0, partial_reads = 0;
   while (process->running()) {
-    const auto r = run_program(kPython, {script.string(), output.string()});
+    const auto r = run_program(PFMAB_PYTHON, {script.string(), output.string()});
     const bool still_running = process->running();
     ASSERT_EQ(r.exit_code, 0) << "h5py could not read the file while it grows:\n" << r.err;
     const auto reads = nlohmann::json::parse(r.out);
@@ -762,7 +760,7 @@ TEST(ResultsSwmr, H5pyReadsTheFileWhileARunAppends) {
               << " partial) during a run of about " << seconds << " s\n";
   }
   // and once the writer is done, everything is there
-  const auto after = run_program(kPython, {script.string(), output.string()});
+  const auto after = run_program(PFMAB_PYTHON, {script.string(), output.string()});
   ASSERT_EQ(after.exit_code, 0) << after.err;
   for (const auto& cell : nlohmann::json::parse(after.out)) {
     EXPECT_EQ(cell["done"].get<std::uint64_t>(), kBig.replications);
@@ -813,7 +811,7 @@ TEST(ResultsInterrupt, SigintWritesFinishedReplicationsClosesTheFileAndTheRunCon
   EXPECT_TRUE(r.out.empty()) << r.out;
 
   // closed properly: a plain (not SWMR) reader opens it, and every row is counted
-  const auto read = run_program(kPython, {script.string(), output.string()});
+  const auto read = run_program(PFMAB_PYTHON, {script.string(), output.string()});
   ASSERT_EQ(read.exit_code, 0) << "plain h5py.File(path, 'r') fails:\n" << read.err;
   const auto cells = nlohmann::json::parse(read.out);
   ASSERT_EQ(cells.size(), kBigCells);
