@@ -127,6 +127,22 @@ def figure(panels, width=5.2, height=4.0):
     return fig, list(axes.flat)
 
 
+def dress(ax, title, xlabel, ylabel, logx):
+    ax.set_title(title)
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel(ylabel)
+    if logx:
+        ax.set_xscale("log")
+    ax.legend(fontsize=7)
+    ax.grid(alpha=0.3)
+
+
+def titled(fig, args):
+    if args.title:
+        fig.suptitle(args.title)
+    return fig
+
+
 def complete(cells):
     ready = [c for c in cells if c["done"] > 0 and np.isfinite(c["summary"]["regret"]["mean"]).all()]
     if not ready:
@@ -153,16 +169,8 @@ def plot_regret(cells, args):
             ax.plot(c["slots"], bound, color=colour, linestyle="--", linewidth=0.9)
         ax.plot([], [], color="grey", linestyle="--", linewidth=0.9,
                 label="Theorem 1: c log t (lower bound)")
-        ax.set_title(value or args.title or "")
-        ax.set_xlabel("slot t")
-        ax.set_ylabel("pseudo-regret, mean and 95% band")
-        if args.logx:
-            ax.set_xscale("log")
-        ax.legend(fontsize=7)
-        ax.grid(alpha=0.3)
-    if args.title:
-        fig.suptitle(args.title)
-    return fig
+        dress(ax, value, "slot t", "pseudo-regret, mean and 95% band", args.logx)
+    return titled(fig, args)
 
 
 def plot_rewards(cells, args):
@@ -181,16 +189,9 @@ def plot_rewards(cells, args):
         means = np.asarray(c["means"])
         ax.axhline(means.max(axis=1).mean(), color="C0", linestyle=":", label="best local")
         ax.axhline(means.mean(axis=0).max(), color="C1", linestyle=":", label="best global")
-        ax.set_title(label(c, [k for k in ("preset", "alpha") if k in c]))
-        ax.set_xlabel("slot t")
-        ax.set_ylabel("expected reward per client and slot")
-        if args.logx:
-            ax.set_xscale("log")
-        ax.legend(fontsize=7)
-        ax.grid(alpha=0.3)
-    if args.title:
-        fig.suptitle(args.title)
-    return fig
+        dress(ax, label(c, [k for k in ("preset", "alpha") if k in c]), "slot t",
+              "expected reward per client and slot", args.logx)
+    return titled(fig, args)
 
 
 def plot_comm(cells, args):
@@ -208,16 +209,9 @@ def plot_comm(cells, args):
                     label=f"f(p) = {schedule}")
             ax.fill_between(x, [v["ci95_low"][-1] for v in s], [v["ci95_high"][-1] for v in s],
                             color=f"C{i}", alpha=0.25, linewidth=0)
-        ax.set_title(f"preset {preset}")
-        ax.set_xlabel("horizon T")
-        ax.set_ylabel("client-server exchanges by T (95% band)")
-        if args.logx:
-            ax.set_xscale("log")
-        ax.legend(fontsize=7)
-        ax.grid(alpha=0.3)
-    if args.title:
-        fig.suptitle(args.title)
-    return fig
+        dress(ax, f"preset {preset}", "horizon T", "client-server exchanges by T (95% band)",
+              args.logx)
+    return titled(fig, args)
 
 
 TABLE_COLUMNS = ["cell", "algorithm", "preset", "lengths", "alpha", "horizon", "schedule",

@@ -105,6 +105,30 @@ class ReducedReproduction(unittest.TestCase):
                 self.assertEqual(len(markdown), cells + 2)  # header and rule
 
 
+    def test_the_plot_tool_draws_from_any_output_and_refuses_bad_input(self):
+        plot = [sys.executable, os.path.join(ROOT, "tools", "pfmab_plot.py")]
+        output = os.path.join(self.work, "communication.h5")
+        figures = os.path.join(self.temp.name, "plots")
+        os.makedirs(figures, exist_ok=True)
+        for what, extra in (("regret", ["--logx", "--panels", "preset,schedule_formula"]),
+                            ("rewards", []), ("comm", ["--title", "T"])):
+            path = os.path.join(figures, what + ".png")
+            done = subprocess.run(plot + [what, output, "-o", path] + extra, capture_output=True,
+                                  text=True)
+            self.assertEqual(done.returncode, 0, done.stderr)
+            with open(path, "rb") as f:
+                self.assertEqual(f.read(4), b"\x89PNG")
+        for args, message in (
+                (["regret", output, "--panels", "colour"], "cells have no attribute colour"),
+                (["comm", os.path.join(self.work, "communication.toml")], "cannot read"),
+                (["table", output], "give --csv, --md or both")):
+            path = os.path.join(figures, "refused.png")
+            done = subprocess.run(plot + args + ([] if args[0] == "table" else ["-o", path]),
+                                  capture_output=True, text=True)
+            self.assertEqual(done.returncode, 2, done.stderr)
+            self.assertIn(message, done.stderr)
+            self.assertFalse(os.path.exists(path))
+
 
 class CommittedExperiments(unittest.TestCase):
     def test_are_valid_and_run_at_least_100_times_the_papers_replications(self):
