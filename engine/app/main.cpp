@@ -14,6 +14,7 @@
 #include <toml++/toml.h>
 
 #include "pfmab/io/experiment.hpp"
+#include "pfmab/io/merge.hpp"
 #include "pfmab/io/progress.hpp"
 #include "pfmab/io/report.hpp"
 #include "pfmab/io/results_file.hpp"
@@ -191,7 +192,7 @@ void print(bool json, std::uint64_t seed, const std::string& digest,
 
 struct RunFlags {
   ExperimentFlags experiment;
-  std::string output;
+  std::string output, shard;
   bool overwrite = false;
   unsigned threads = std::max(1u, std::thread::hardware_concurrency());
   bool json = false;
@@ -206,6 +207,9 @@ int run_command(const RunFlags& f) {
   options.replications = experiment.replications;
   options.threads = f.threads;
   sim::validate(options);  // before any output file is touched
+  const auto shard = f.shard.empty() ? sim::Shard{} : sim::parse_shard(f.shard);
+  sim::validate(shard, experiment.replications);
+  options.ranges.assign(cells.size(), shard.range(experiment.replications));
 
   struct sigaction action {};
   action.sa_handler = request_stop;
@@ -214,27 +218,25 @@ int run_command(const RunFlags& f) {
   sigaction(SIGTERM, &action, nullptr);
   std::optional<io::ResultsWriter> writer;
   if (!f.output.empty()) {
-    writer.emplace(f.output, experiment, cells, f.overwrite);
-    for (std::size_t c = 0; c < cells.size(); ++c) options.first.push_back(writer->done(c));
+    writer.emplace(f.output, experiment, cells, f.overwrite, shard);
+    for (std::size_t c = 0; c < cells.size(); ++c) options.ranges[c].first += writer->done(c);
   }
   const bool show_progress = !f.quiet && io::stderr_is_terminal();
-  std::uint64_t total = 0;
-  for (std::size_t c = 0; c < cells.size(); ++c) {
-    total += experiment.replications - (options.first.empty() ? 0 : options.first[c]);
-  }
+  const auto total = sim::total(options.ranges);
+  const auto asked = cells.size() * shard.range(experiment.replications).count();
   // A resumed run's earlier replications are only in the file: its report is
   // read back from there; any other run reports what its sink kept.
   const bool report_from_file = writer && writer->resumed();
   if (report_from_file && show_progress) {
     std::cerr << fmt::format("pfmab: continuing '{}': {} of {} replications are already there\n",
-                             f.output, cells.size() * experiment.replications - total,
-                             cells.size() * experiment.replications);
+                             f.output, asked - total, asked);
   }
 
   std::vector<io::CellAccumulator> accumulators;
   for (std::size_t c = 0; c < cells.size(); ++c) {
     accumulators.emplace_back(
-        io::describe(cells[c], experiment.canonical["cells"][c], experiment.replications));
+        io::describe(cells[c], experiment.canonical["cells"][c],
+                     shard.range(experiment.replications).count()));
   }
   Digest digest;
   std::atomic<std::uint64_t> completed{0};
@@ -261,7 +263,7 @@ int run_command(const RunFlags& f) {
       std::cerr << fmt::format(
           "pfmab: interrupted: {} of {} replications are in '{}'; run the same command to "
           "continue\n",
-          done, cells.size() * experiment.replications, f.output);
+          done, asked, f.output);
     } else {
       std::cerr << fmt::format("pfmab: interrupted after {} replications (nothing saved: no -o)\n",
                                completed.load());
@@ -315,6 +317,18 @@ int summary_command(const std::string& path, bool json) {
   return 0;
 }
 
+struct MergeFlags {
+  std::vector<std::string> parts;
+  std::string output;
+  bool partial = false, overwrite = false, json = false;
+};
+
+int merge_command(const MergeFlags& f) {
+  const std::vector<std::filesystem::path> parts(f.parts.begin(), f.parts.end());
+  io::merge_shards(parts, f.output, f.partial, f.overwrite);
+  return summary_command(f.output, f.json);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -330,6 +344,9 @@ int main(int argc, char** argv) {
                   "HDF5 output; an existing one of the same experiment is continued");
   run->add_flag("--overwrite", run_flags.overwrite, "replace an output of another experiment");
   run->add_option("--threads", run_flags.threads, "worker threads")->capture_default_str();
+  run->add_option("--shard", run_flags.shard,
+                  "run share I of N (0 <= I < N) of every cell's replications; join the shards "
+                  "with merge");
   run->add_flag("--json", run_flags.json, "print one JSON object instead of the table");
   run->add_flag("--quiet,-q", run_flags.quiet, "no progress display");
 
@@ -350,6 +367,16 @@ int main(int argc, char** argv) {
   summary->add_option("file", summary_path, "HDF5 output of pfmab run")->required();
   summary->add_flag("--json", summary_json, "print one JSON object instead of the table");
 
+  MergeFlags merge_flags;
+  auto* merge = app.add_subcommand(
+      "merge", "join the shards of an experiment (run --shard I/N) into one output");
+  merge->add_option("shards", merge_flags.parts, "the shards' output files")->required();
+  merge->add_option("-o,--output", merge_flags.output, "the merged HDF5 output")->required();
+  merge->add_flag("--partial", merge_flags.partial,
+                  "allow missing or incomplete shards; record which replications are present");
+  merge->add_flag("--overwrite", merge_flags.overwrite, "replace an existing output");
+  merge->add_flag("--json", merge_flags.json, "print one JSON object instead of the table");
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
@@ -367,8 +394,10 @@ int main(int argc, char** argv) {
     if (validate->parsed()) return validate_command(validate_flags);
     if (summary->parsed()) return summary_command(summary_path, summary_json);
     if (bounds->parsed()) return bounds_command(bounds_flags, bounds_json);
+    if (merge->parsed()) return merge_command(merge_flags);
     throw UserError(
-        "no subcommand given (expected run, validate, summary or bounds; see pfmab --help)");
+        "no subcommand given (expected run, validate, summary, bounds or merge; see pfmab "
+        "--help)");
   } catch (const UserError& e) {
     std::cerr << "pfmab: error: " << e.what() << '\n';
     return 2;

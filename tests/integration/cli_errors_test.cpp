@@ -188,6 +188,17 @@ std::vector<ErrorCase> error_cases() {
       {"threads_zero", run_args({{"--threads", "0"}}), {"threads", "at least 1"}},
       {"threads_negative", run_args({{"--threads", "-1"}}), {"--threads", "-1"}},
       {"seed_negative", run_args({{"--seed", "-1"}}), {"--seed", "-1"}},
+
+      // shards (run --shard I/N)
+      {"shard_index_not_below_count", run_args({{"--shard", "2/2"}}), {"--shard '2/2'", "I/N"}},
+      {"shard_without_count", run_args({{"--shard", "1"}}), {"--shard '1'", "I/N"}},
+      {"shard_words", run_args({{"--shard", "a/b"}}), {"--shard 'a/b'", "I/N"}},
+      {"shard_zero_count", run_args({{"--shard", "0/0"}}), {"--shard '0/0'", "I/N"}},
+      {"shard_more_than_replications",
+       run_args({{"--shard", "2/3"}}),
+       {"--shard 2/3", "3 shards of 2 replications", "at most 2"}},
+      {"merge_without_output", {"merge", "{dir}/part-0.h5"}, {"--output"}},
+      {"merge_without_shards", {"merge", "-o", "{dir}/out.h5"}, {"shards"}},
       {"sigma_empty", run_args({{"--sigma", ""}}), {"--sigma"}},
 
       // unknown options, subcommands, missing instance

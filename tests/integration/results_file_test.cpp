@@ -281,8 +281,10 @@ TEST_F(ResultsRoundTrip, EveryFieldReadBackEqualsWhatWasWritten) {
     writer.write_summaries();
   }
   const io::ResultsReader reader(path);
-  EXPECT_EQ(reader.attribute("format"), "pfmab-results-3");
+  EXPECT_EQ(reader.attribute("format"), "pfmab-results-4");
   EXPECT_EQ(reader.attribute("mode"), "aggregated");
+  EXPECT_EQ(reader.shard(), sim::Shard{});
+  EXPECT_FALSE(reader.partial());
   EXPECT_EQ(reader.attribute("experiment_canonical"), experiment_.canonical.dump());
   EXPECT_EQ(reader.attribute("experiment"), experiment_.text);
   EXPECT_EQ(reader.seed(), 11u);
@@ -300,6 +302,7 @@ TEST_F(ResultsRoundTrip, EveryFieldReadBackEqualsWhatWasWritten) {
     EXPECT_EQ(stored.algorithm, "pf-ucb");
     EXPECT_EQ(stored.checkpoints, cells_[c].checkpoints());
     EXPECT_EQ(stored.done, kReplications);
+    EXPECT_EQ(stored.ranges, (std::vector<sim::ReplicationRange>{{0, kReplications}}));
     EXPECT_EQ(stored.mode, "aggregated");
     EXPECT_EQ(stored.rewards, "gaussian");
     // the theory, as computed for the cell
@@ -895,6 +898,24 @@ TEST(ResultsExisting, ACompleteOutputIsReportedWithoutNewWork) {
   for (std::size_t r = 0; r < rows.size(); ++r) {
     EXPECT_EQ(rows_after[r].series.regret, rows[r].series.regret);
   }
+}
+
+TEST(ResultsExisting, AnOutputAReaderHoldsOpenIsRefusedByName) {
+  // HDF5 locks a file its first opener holds: a run cannot then write it.
+  TempDir dir("held");
+  const auto experiment =
+      write_file(dir / "exp.toml", ExperimentText{3, "[0.2, 0.9]", "1e4", 20}.toml());
+  const auto output = dir / "out.h5";
+  ASSERT_EQ(run_cli(run_args(experiment, output)).exit_code, 0);
+  const auto before = read_bytes(output);
+  const io::ResultsReader reader(output);
+  const auto refused = run_cli(run_args(experiment, output));
+  EXPECT_EQ(refused.exit_code, 2);
+  EXPECT_NE(refused.err.find("cannot open output '" + output.string() + "' for writing"),
+            std::string::npos)
+      << refused.err;
+  EXPECT_NE(refused.err.find("holding it open"), std::string::npos) << refused.err;
+  EXPECT_EQ(read_bytes(output), before);
 }
 
 }  // namespace

@@ -61,6 +61,8 @@ Handle utf8_string_type() {
 
 template <class T>
 void write_scalar_attribute(hid_t object, const std::string& name, hid_t type, const T* value) {
+  // replaced, not updated: a variable-length string's size is in its type
+  if (H5Aexists(object, name.c_str()) > 0) check(H5Adelete(object, name.c_str()), "H5Adelete");
   Handle space(H5Screate(H5S_SCALAR));
   Handle attr(H5Acreate2(object, name.c_str(), type, space.get(), H5P_DEFAULT, H5P_DEFAULT));
   check(H5Awrite(attr.get(), type, value), "H5Awrite");

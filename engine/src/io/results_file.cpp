@@ -20,12 +20,14 @@ namespace pfmab::io {
 namespace {
 
 // 2: fidelity mode and the paper's bounds per cell; 3: the algorithm's
-// options per cell, the row datasets without a fill value
-constexpr const char* kFormat = "pfmab-results-3";
+// options per cell, the row datasets without a fill value; 4: shards (the
+// root's shard, each cell's replication_ranges)
+constexpr const char* kFormat = "pfmab-results-4";
 constexpr auto kFlushInterval = std::chrono::milliseconds(500);
 constexpr hsize_t kChunkRows = ResultsWriter::kChunkRows;
 
-// Every per-replication dataset under replications/ (row r = replication r).
+// Every per-replication dataset under replications/ (its rows are the
+// replications of the cell's replication_ranges, in order).
 constexpr const char* kRowDatasets[] = {
     "regret",    "local_reward",  "global_reward", "mixed_reward",      "comm_count",
     "fixed_arm", "fixed_optimal", "phases",        "exploration_pulls", "fixation_slot"};
@@ -55,7 +57,15 @@ h5::Handle open_for_writing(const std::filesystem::path& path) {
   auto access = latest_format_access();
   hbool_t clear = true;
   h5::check(H5Pset(access.get(), "clear_status_flags", &clear), "H5Pset clear_status_flags");
-  h5::Handle file(H5Fopen(path.c_str(), H5F_ACC_RDWR | H5F_ACC_SWMR_WRITE, access.get()));
+  const hid_t id = H5Fopen(path.c_str(), H5F_ACC_RDWR | H5F_ACC_SWMR_WRITE, access.get());
+  if (id < 0) {
+    // most often HDF5's file lock, taken by a reader that opened it first
+    throw UserError(fmt::format(
+        "cannot open output '{}' for writing: is another program (h5py, HDFView) holding it "
+        "open? Close it and run again; readers may open it once the run has started",
+        path.string()));
+  }
+  h5::Handle file(id);
   h5::check(H5Fincrement_filesize(file.get(), 0), "H5Fincrement_filesize");
   return file;
 }
@@ -92,8 +102,26 @@ theory::Bounds read_bounds(hid_t group, std::uint64_t horizon) {
   return b;
 }
 
+// Which replications a cell's rows are: [n, 2] (first, end) pairs.
+void write_ranges(hid_t group, std::span<const sim::ReplicationRange> ranges) {
+  std::vector<std::uint64_t> pairs;
+  for (const auto& r : ranges) pairs.insert(pairs.end(), {r.first, r.end});
+  if (H5Lexists(group, "replication_ranges", H5P_DEFAULT) > 0) {
+    h5::check(H5Ldelete(group, "replication_ranges", H5P_DEFAULT), "H5Ldelete");
+  }
+  h5::write_dataset(group, "replication_ranges", pairs, {ranges.size(), 2});
+}
+
+std::vector<sim::ReplicationRange> read_ranges(hid_t group) {
+  h5::Handle set(H5Dopen2(group, "replication_ranges", H5P_DEFAULT));
+  const auto pairs = h5::read_block<std::uint64_t>(set.get(), 0, h5::dims(set.get())[0], 0, 2);
+  std::vector<sim::ReplicationRange> ranges;
+  for (std::size_t i = 0; i + 1 < pairs.size(); i += 2) ranges.push_back({pairs[i], pairs[i + 1]});
+  return ranges;
+}
+
 void create_cell(hid_t file, std::size_t index, const sim::Cell& cell,
-                 const nlohmann::json& canonical) {
+                 const nlohmann::json& canonical, sim::ReplicationRange range) {
   const auto name = group_name(index);
   h5::Handle group(H5Gcreate2(file, name.c_str(), H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT));
   const auto& spec = cell.spec();
@@ -136,6 +164,7 @@ void create_cell(hid_t file, std::size_t index, const sim::Cell& cell,
   const auto& grid = cell.checkpoints();
   h5::write_dataset(group.get(), "checkpoints", grid, {grid.size()});
   h5::write_dataset(group.get(), "replications_done", std::vector<std::uint64_t>{0}, {1});
+  write_ranges(group.get(), std::span(&range, 1));
 
   const hsize_t c = grid.size();
   h5::Handle rows(H5Gcreate2(group.get(), "replications", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT));
@@ -201,10 +230,11 @@ RowBlock read_rows(hid_t file, std::size_t cell, const std::string& group, hsize
 // temporary sibling name, then moves it to `path`: a kill while it is being
 // built leaves no half-made output. Returns the lock of the new file.
 OutputLock build_new_output(const std::filesystem::path& path, const Experiment& experiment,
-                            std::span<const sim::Cell> cells, bool replace) {
+                            std::span<const sim::Cell> cells, bool replace,
+                            const sim::Shard& shard) {
   // One temporary name per output, locked first: two runs never build it
   // together, and one killed while building leaves it for the next to reuse.
-  const auto temp = path.parent_path() / fmt::format(".{}.pfmab-new", path.filename().string());
+  const auto temp = temporary_output(path);
   {
     const int made = ::open(temp.c_str(), O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
     if (made < 0) {
@@ -225,6 +255,7 @@ OutputLock build_new_output(const std::filesystem::path& path, const Experiment&
     h5::write_attribute(root, "seed", experiment.seed);
     h5::write_attribute(root, "mode", experiment.canonical["mode"].get<std::string>());
     h5::write_attribute(root, "replications", experiment.replications);
+    h5::write_attribute(root, "shard", shard.text());
     h5::write_attribute(root, "source", experiment.source);
     h5::write_attribute(root, "experiment", experiment.text);
     h5::write_attribute(root, "experiment_canonical", canonical_text(experiment));
@@ -233,11 +264,23 @@ OutputLock build_new_output(const std::filesystem::path& path, const Experiment&
     h5::write_attribute(root, "sweep_keys", keys);
     h5::Handle(H5Gcreate2(root, "cells", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT));
     for (std::size_t c = 0; c < cells.size(); ++c) {
-      create_cell(root, c, cells[c], experiment.canonical);
+      create_cell(root, c, cells[c], experiment.canonical, shard.range(experiment.replications));
     }
   }  // closed: complete on disk
+  move_output(temp, path, replace);
+  return lock;
+}
+
+}  // namespace
+
+std::filesystem::path temporary_output(const std::filesystem::path& path) {
+  return path.parent_path() / fmt::format(".{}.pfmab-new", path.filename().string());
+}
+
+void move_output(const std::filesystem::path& temp, const std::filesystem::path& path,
+                 bool replace) {
   // link, not rename, for a new output: it never replaces one that another
-  // run made meanwhile. The lock follows the file (same inode).
+  // run made meanwhile. A lock on `temp` follows the file (same inode).
   const int moved =
       replace ? ::rename(temp.c_str(), path.c_str()) : ::link(temp.c_str(), path.c_str());
   const int error = errno;
@@ -246,10 +289,7 @@ OutputLock build_new_output(const std::filesystem::path& path, const Experiment&
     throw UserError(
         fmt::format("cannot create output '{}' ({})", path.string(), std::strerror(error)));
   }
-  return lock;
 }
-
-}  // namespace
 
 OutputLock::OutputLock(const std::filesystem::path& path)
     : fd_(::open(path.c_str(), O_RDWR | O_CLOEXEC)) {
@@ -281,18 +321,9 @@ OutputLock::~OutputLock() {
 }
 
 ResultsWriter::ResultsWriter(const std::filesystem::path& path, const Experiment& experiment,
-                             std::span<const sim::Cell> cells, bool overwrite)
-    : written_(cells.size(), 0),
-      committed_(cells.size(), 0),
-      summarized_(cells.size(), false),
-      replications_(experiment.replications),
-      last_flush_(std::chrono::steady_clock::now()) {
+                             std::span<const sim::Cell> cells, bool overwrite,
+                             const sim::Shard& shard) {
   h5::silence_errors();
-  for (std::size_t c = 0; c < cells.size(); ++c) {
-    groups_.push_back(group_name(c));
-    clients_.push_back(cells[c].instance().clients());
-    checkpoints_.push_back(cells[c].checkpoints().size());
-  }
   std::error_code ec;
   const bool exists = std::filesystem::exists(path, ec);
   if (exists && !overwrite) {
@@ -304,25 +335,73 @@ ResultsWriter::ResultsWriter(const std::filesystem::path& path, const Experiment
             "--overwrite to replace it, or choose another -o",
             path.string(), existing.attribute("source"), existing.attribute("created")));
       }
+      if (existing.shard() != shard) {
+        throw UserError(fmt::format(
+            "output '{}' holds shard {} of this experiment, not {}; use --overwrite to replace "
+            "it, or choose another -o",
+            path.string(), existing.shard().text(), shard.text()));
+      }
+      if (existing.partial()) {
+        throw UserError(fmt::format(
+            "output '{}' is a partial merge of this experiment's shards and cannot be continued; "
+            "merge all the shards again, or use --overwrite",
+            path.string()));
+      }
     }  // closed before it is reopened for writing
     lock_ = OutputLock(path);
-    file_ = open_for_writing(path);
-    for (std::size_t c = 0; c < cells.size(); ++c) {
-      h5::Handle group(H5Gopen2(file_.get(), groups_[c].c_str(), H5P_DEFAULT));
-      auto done_set = open_dataset(group.get(), "replications_done");
-      written_[c] = committed_[c] = h5::read_block<std::uint64_t>(done_set.get(), 0, 1)[0];
-      // rows past replications_done may be half-written: drop them
-      h5::Handle rows(H5Gopen2(group.get(), "replications", H5P_DEFAULT));
-      for (const auto* name : kRowDatasets)
-        h5::set_rows(open_dataset(rows.get(), name).get(), written_[c]);
-    }
     resumed_ = true;
   } else {
     OutputLock replaced;  // nobody may be writing what --overwrite replaces
     if (exists) replaced = OutputLock(path);
-    lock_ = build_new_output(path, experiment, cells, exists);
-    file_ = open_for_writing(path);
+    lock_ = build_new_output(path, experiment, cells, exists, shard);
   }
+  open(path);
+}
+
+ResultsWriter::ResultsWriter(const std::filesystem::path& path, OutputLock lock,
+                             std::span<const std::vector<sim::ReplicationRange>> ranges,
+                             const std::string& merged_from)
+    : lock_(std::move(lock)) {
+  h5::silence_errors();
+  {
+    // Not yet in SWMR mode, which allows no new attributes or datasets.
+    auto access = latest_format_access();
+    hbool_t clear = true;  // a shard killed while writing left its marks
+    h5::check(H5Pset(access.get(), "clear_status_flags", &clear), "H5Pset clear_status_flags");
+    h5::Handle file(H5Fopen(path.c_str(), H5F_ACC_RDWR, access.get()));
+    h5::write_attribute(file.get(), "shard", sim::Shard{}.text());
+    h5::write_attribute(file.get(), "merged", now_utc());
+    h5::write_attribute(file.get(), "merged_from", merged_from);
+    for (std::size_t c = 0; c < ranges.size(); ++c) {
+      h5::Handle group(H5Gopen2(file.get(), group_name(c).c_str(), H5P_DEFAULT));
+      write_ranges(group.get(), ranges[c]);
+    }
+  }
+  open(path);
+}
+
+void ResultsWriter::open(const std::filesystem::path& path) {
+  file_ = open_for_writing(path);
+  summarize_ = sim::Shard{}.text() == h5::read_string_attribute(file_.get(), "shard");
+  const auto cells = nlohmann::json::parse(
+                         h5::read_string_attribute(file_.get(), "experiment_canonical"))["cells"]
+                         .size();
+  for (std::size_t c = 0; c < cells; ++c) {
+    groups_.push_back(group_name(c));
+    h5::Handle group(H5Gopen2(file_.get(), groups_[c].c_str(), H5P_DEFAULT));
+    clients_.push_back(h5::dims(open_dataset(group.get(), "means").get())[0]);
+    checkpoints_.push_back(h5::dims(open_dataset(group.get(), "checkpoints").get())[0]);
+    expected_.push_back(sim::total(read_ranges(group.get())));
+    auto done_set = open_dataset(group.get(), "replications_done");
+    const auto done = h5::read_block<std::uint64_t>(done_set.get(), 0, 1)[0];
+    written_.push_back(done);
+    committed_.push_back(done);
+    summarized_.push_back(false);
+    // rows past replications_done may be half-written: drop them
+    h5::Handle rows(H5Gopen2(group.get(), "replications", H5P_DEFAULT));
+    for (const auto* name : kRowDatasets) h5::set_rows(open_dataset(rows.get(), name).get(), done);
+  }
+  last_flush_ = std::chrono::steady_clock::now();
 }
 
 ResultsWriter::~ResultsWriter() {
@@ -340,7 +419,8 @@ void ResultsWriter::append(std::size_t cell, const sim::ReplicationResult& resul
   if (pending_.rows == 0) pending_.reset(cell, checkpoints_[cell], clients_[cell]);
   pending_.append(result);
   // up to the next chunk boundary, as a WriterThread's blocks are
-  if (done(cell) == replications_ || pending_.rows == kChunkRows - written_[cell] % kChunkRows) {
+  if (done(cell) == expected_[cell] ||
+      pending_.rows == kChunkRows - written_[cell] % kChunkRows) {
     write_pending();
   }
 }
@@ -384,7 +464,7 @@ void ResultsWriter::write(const RowBlock& block) {
   write_set(8, 0, block.exploration_pulls);
   write_set(9, 0, block.fixation_slot);
   written_[c] += block.rows;
-  if (written_[c] == replications_) {
+  if (written_[c] == expected_[c] && summarize_) {
     // The cell is complete: summarise it now, while the run's later cells are
     // computed, and readers of the file see it at once.
     flush();
@@ -414,7 +494,7 @@ CellSummary& ResultsWriter::summary_of(std::size_t cell) {
   if (summary_ && summary_cell_ == cell) return *summary_;
   // The rows an earlier run wrote, replayed in order: the summary is then
   // the one an uninterrupted run builds.
-  summary_.emplace(checkpoints_[cell], replications_);
+  summary_.emplace(checkpoints_[cell], expected_[cell]);
   summary_cell_ = cell;
   for (std::uint64_t first = 0; first < written_[cell]; first += kChunkRows) {
     summary_->add(read_rows(file_.get(), cell, groups_[cell], checkpoints_[cell], clients_[cell],
@@ -450,7 +530,7 @@ void ResultsWriter::write_summaries() {
   flush();
   row_sets_.clear();
   for (std::size_t c = 0; c < written_.size(); ++c) {
-    if (written_[c] == replications_ && !summarized_[c]) summarize(c);
+    if (written_[c] == expected_[c] && summarize_ && !summarized_[c]) summarize(c);
   }
 }
 
@@ -500,6 +580,7 @@ ResultsReader::ResultsReader(const std::filesystem::path& path) {
     cell.checkpoints = h5::read_block<std::uint64_t>(grid.get(), 0, h5::dims(grid.get())[0]);
     auto done = open_dataset(group.get(), "replications_done");
     cell.done = h5::read_block<std::uint64_t>(done.get(), 0, 1)[0];
+    cell.ranges = read_ranges(group.get());
     cells_.push_back(std::move(cell));
   }
 }
@@ -516,11 +597,24 @@ std::uint64_t ResultsReader::replications() const {
   return nlohmann::json::parse(attribute("experiment_canonical"))["replications"];
 }
 
+sim::Shard ResultsReader::shard() const { return sim::parse_shard(attribute("shard")); }
+
+bool ResultsReader::partial() const {
+  const sim::ReplicationRange whole{0, replications()};
+  return shard().whole() && std::any_of(cells_.begin(), cells_.end(), [&](const StoredCell& c) {
+           return c.ranges != std::vector<sim::ReplicationRange>{whole};
+         });
+}
+
+RowBlock ResultsReader::rows(std::size_t cell, std::uint64_t first, std::uint64_t count) const {
+  const auto& info = cells_[cell];
+  return read_rows(file_.get(), cell, info.name, info.checkpoints.size(), info.clients, first,
+                   count);
+}
+
 std::vector<sim::ReplicationResult> ResultsReader::read(std::size_t cell, std::uint64_t first,
                                                         std::uint64_t count) const {
-  const auto& info = cells_[cell];
-  const auto block =
-      read_rows(file_.get(), cell, info.name, info.checkpoints.size(), info.clients, first, count);
+  const auto block = rows(cell, first, count);
   std::vector<sim::ReplicationResult> out;
   for (std::size_t r = 0; r < block.rows; ++r) out.push_back(block.result(r));
   return out;
@@ -542,7 +636,8 @@ std::pair<std::vector<CellReport>, std::string> read_reports(const ResultsReader
     description.rewards = stored.rewards;
     description.mode = stored.mode;
     description.bounds = stored.bounds;
-    description.requested = file.replications();
+    // a shard asks for its share; a partial merge for all, of which it lacks some
+    description.requested = file.partial() ? file.replications() : stored.expected();
     CellAccumulator accumulator(description);
     for (std::uint64_t first = 0; first < stored.done; first += block) {
       for (const auto& r : file.read(c, first, std::min(block, stored.done - first))) {

@@ -19,30 +19,26 @@ struct Finished {
   ReplicationResult result;
 };
 
-// Hands out (cell, replication) in order, starting each cell at its first
-// replication still to run.
+// Hands out (cell, replication) block by block, in the order the source
+// gives the blocks.
 class JobOrder {
  public:
-  JobOrder(std::size_t cells, const RunOptions& options)
-      : cells_(cells), options_(options), next_{0, start(0)} {}
+  explicit JobOrder(const BlockSource& source) : source_(source) {}
 
-  bool empty() {
-    while (next_.cell < cells_ && next_.replication >= options_.replications) {
-      ++next_.cell;
-      next_.replication = start(next_.cell);
+  std::optional<Job> pop() {
+    while (next_ == block_.replications.end) {
+      const auto block = source_();
+      if (!block) return std::nullopt;
+      block_ = *block;
+      next_ = block_.replications.first;
     }
-    return next_.cell == cells_;
+    return Job{block_.cell, next_++};
   }
-  Job pop() { return {next_.cell, next_.replication++}; }
 
  private:
-  std::uint64_t start(std::size_t cell) const {
-    return cell < options_.first.size() ? options_.first[cell] : 0;
-  }
-
-  std::size_t cells_;
-  const RunOptions& options_;
-  Job next_;
+  const BlockSource& source_;
+  Block block_;
+  std::uint64_t next_ = 0;
 };
 
 }  // namespace
@@ -53,8 +49,22 @@ void validate(const RunOptions& options) {
 }
 
 void run_sweep(std::span<const Cell> cells, const RunOptions& options, const ResultSink& sink) {
+  std::size_t cell = 0;
+  run_blocks(cells, options, [&]() -> std::optional<Block> {
+    for (; cell < cells.size(); ++cell) {
+      const auto range = cell < options.ranges.size()
+                             ? options.ranges[cell]
+                             : ReplicationRange{0, options.replications};
+      if (range.count() > 0) return Block{cell++, range};
+    }
+    return std::nullopt;
+  }, sink);
+}
+
+void run_blocks(std::span<const Cell> cells, const RunOptions& options, const BlockSource& source,
+                const ResultSink& sink) {
   validate(options);
-  JobOrder order(cells.size(), options);
+  JobOrder order(source);
 
   // An arena alone is capped at the core count; the global limit must be
   // raised too for `threads` to mean exactly that many threads.
@@ -68,11 +78,10 @@ void run_sweep(std::span<const Cell> cells, const RunOptions& options, const Res
         tokens,
         tbb::make_filter<void, Job>(tbb::filter_mode::serial_in_order,
                                     [&](tbb::flow_control& control) {
-                                      if (order.empty() || (options.stop && options.stop->load())) {
-                                        control.stop();
-                                        return Job{};
-                                      }
-                                      return order.pop();
+                                      std::optional<Job> job;
+                                      if (!(options.stop && options.stop->load())) job = order.pop();
+                                      if (!job) control.stop();
+                                      return job.value_or(Job{});
                                     }) &
             tbb::make_filter<Job, Finished>(
                 tbb::filter_mode::parallel,

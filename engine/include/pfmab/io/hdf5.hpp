@@ -37,7 +37,8 @@ void silence_errors();
 template <class T>
 hid_t native_type();
 
-// Attributes (variable-length UTF-8 strings, doubles, unsigned integers).
+// Attributes (variable-length UTF-8 strings, doubles, unsigned integers),
+// written anew (an existing one of the name is replaced).
 void write_attribute(hid_t object, const std::string& name, const std::string& value);
 void write_attribute(hid_t object, const std::string& name, double value);
 void write_attribute(hid_t object, const std::string& name, std::uint64_t value);

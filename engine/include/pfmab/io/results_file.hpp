@@ -16,9 +16,18 @@
 #include "pfmab/io/row_block.hpp"
 #include "pfmab/sim/cell.hpp"
 #include "pfmab/sim/replication.hpp"
+#include "pfmab/sim/shard.hpp"
 #include "pfmab/theory/bounds.hpp"
 
 namespace pfmab::io {
+
+// The name an output is built under before it is moved to `path`, beside it.
+std::filesystem::path temporary_output(const std::filesystem::path& path);
+
+// Moves the output built at `temp` to `path`, replacing an existing one only
+// if `replace`; throws UserError if it cannot.
+void move_output(const std::filesystem::path& temp, const std::filesystem::path& path,
+                 bool replace);
 
 // An exclusive lock on an output file, held while this object lives. An OFD
 // fcntl lock: HDF5's own flock-based locking, which readers use, is
@@ -40,9 +49,12 @@ class OutputLock {
 
 // The HDF5 output of a run (layout in README.md, "The output file"): root
 // attributes for provenance, then cells/NNNN/ per cell with its parameters,
-// means, checkpoints, per-replication datasets (row r = replication r), the
-// count of complete rows (replications_done) and, once the cell is complete,
-// summary/<series>/{mean,std,ci95_low,ci95_high,median,q05,q95}.
+// means, checkpoints, the replications its rows hold (replication_ranges:
+// [0, R) for a whole run, the shard's share for a shard), per-replication
+// datasets, the count of complete rows (replications_done) and, once the
+// cell is complete, summary/<series>/{mean,std,ci95_low,ci95_high,median,
+// q05,q95} (not in a shard: a summary is of the whole cell, written by
+// `merge`).
 //
 // The writer streams rows in replication order under HDF5's single-writer /
 // multiple-reader mode, so h5py can read the file while it grows and after
@@ -60,12 +72,20 @@ class ResultsWriter {
   // replications: more chunks to index and look up.)
   static constexpr std::size_t kChunkRows = 256;
 
-  // Creates `path`, or continues it if it holds the same experiment (same
-  // canonical form): then done(c) rows of every cell are kept. Throws
-  // UserError, leaving the file as it was, if it holds anything else (unless
-  // `overwrite`) or another process is writing it.
+  // Creates `path` for `shard` of the experiment, or continues it if it holds
+  // the same shard of the same experiment (same canonical form): then done(c)
+  // rows of every cell are kept. Throws UserError, leaving the file as it
+  // was, if it holds anything else (unless `overwrite`) or another process is
+  // writing it.
   ResultsWriter(const std::filesystem::path& path, const Experiment& experiment,
-                std::span<const sim::Cell> cells, bool overwrite);
+                std::span<const sim::Cell> cells, bool overwrite, const sim::Shard& shard = {});
+  // Makes the copy of a shard at `path`, locked by `lock`, the start of a
+  // merge whose cells will hold `ranges` (per cell, in order; the shard's
+  // rows are the first) and continues it: the other shards' rows are then
+  // appended (merge_shards). `merged_from` is recorded as provenance.
+  ResultsWriter(const std::filesystem::path& path, OutputLock lock,
+                std::span<const std::vector<sim::ReplicationRange>> ranges,
+                const std::string& merged_from);
   ~ResultsWriter();  // flushes, then closes
   ResultsWriter(const ResultsWriter&) = delete;
   ResultsWriter& operator=(const ResultsWriter&) = delete;
@@ -94,6 +114,7 @@ class ResultsWriter {
   void write_summaries();
 
  private:
+  void open(const std::filesystem::path& path);
   void write_pending();
   void write(const RowBlock& block);
   // The summary being built of `cell`: started, from the rows already in
@@ -108,8 +129,9 @@ class ResultsWriter {
   std::vector<std::size_t> checkpoints_;  // per cell
   std::vector<std::uint64_t> written_;    // rows in the datasets, per cell
   std::vector<std::uint64_t> committed_;  // rows recorded in replications_done
+  std::vector<std::uint64_t> expected_;   // rows of a complete cell (its ranges' total)
   std::vector<bool> summarized_;          // summary datasets written by this writer
-  std::uint64_t replications_;
+  bool summarize_ = true;                 // not a shard
   bool resumed_ = false;
   RowBlock pending_;                  // rows appended one by one, not yet written
   std::size_t row_sets_cell_ = 0;     // the cell whose datasets are open
@@ -129,7 +151,10 @@ struct StoredCell {
   std::uint64_t horizon = 0;
   std::size_t clients = 0, arms = 0;
   std::vector<std::uint64_t> checkpoints;
-  std::uint64_t done = 0;  // complete replications
+  std::vector<sim::ReplicationRange> ranges;  // the replications its rows are, in order
+  std::uint64_t done = 0;                     // complete rows
+
+  std::uint64_t expected() const { return sim::total(ranges); }  // rows when complete
 };
 
 // Reads an output file, also while a run is writing it (SWMR read).
@@ -141,10 +166,14 @@ class ResultsReader {
   std::string attribute(const std::string& name) const;
   std::uint64_t seed() const;
   std::uint64_t replications() const;  // asked per cell
+  sim::Shard shard() const;            // 0/1 for a whole run or a merge
+  // A merge of some of the shards only (merge --partial).
+  bool partial() const;
   const std::vector<StoredCell>& cells() const { return cells_; }
-  // Replications [first, first + count) of cell `cell`.
+  // Rows [first, first + count) of cell `cell`.
   std::vector<sim::ReplicationResult> read(std::size_t cell, std::uint64_t first,
                                            std::uint64_t count) const;
+  RowBlock rows(std::size_t cell, std::uint64_t first, std::uint64_t count) const;
 
  private:
   h5::Handle file_;

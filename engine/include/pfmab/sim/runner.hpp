@@ -3,12 +3,14 @@
 #include <atomic>
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
 
 #include "pfmab/sim/cell.hpp"
 #include "pfmab/sim/replication.hpp"
+#include "pfmab/sim/shard.hpp"
 
 namespace pfmab::sim {
 
@@ -16,8 +18,9 @@ struct RunOptions {
   std::uint64_t seed = 0;
   std::uint64_t replications = 1;
   unsigned threads = 1;  // oneTBB worker threads, at least 1
-  // Per cell, the first replication to run (a resumed run); empty: all from 0.
-  std::vector<std::uint64_t> first;
+  // Per cell, the replications to run (a shard, a resumed run); empty:
+  // [0, replications) of every cell.
+  std::vector<ReplicationRange> ranges;
   // Incremented once per finished replication, for a progress display.
   std::atomic<std::uint64_t>* completed = nullptr;
   // Once true, no further replication starts; those running finish.
@@ -37,6 +40,21 @@ using ResultSink =
 // flight, so memory does not grow with the number of replications. Results
 // are bit-identical for any thread count. Throws what validate throws.
 void run_sweep(std::span<const Cell> cells, const RunOptions& options, const ResultSink& sink);
+
+// A block of replications of one cell.
+struct Block {
+  std::size_t cell = 0;
+  ReplicationRange replications;
+};
+
+// The next block to run, or none when the run is over; called from one
+// thread at a time, and may wait (for a block from another process).
+using BlockSource = std::function<std::optional<Block>()>;
+
+// The same, for the replications of the blocks `source` gives, handed to
+// `sink` in that order (`options.ranges` is not used).
+void run_blocks(std::span<const Cell> cells, const RunOptions& options, const BlockSource& source,
+                const ResultSink& sink);
 
 // The same, collecting everything: result[c][r] is replication r of cell c.
 std::vector<std::vector<ReplicationResult>> run_sweep(std::span<const Cell> cells,

@@ -1,0 +1,180 @@
+#include "pfmab/io/merge.hpp"
+
+#include <algorithm>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "pfmab/io/results_file.hpp"
+#include "pfmab/util/error.hpp"
+
+namespace pfmab::io {
+namespace {
+
+struct Part {
+  std::filesystem::path path;
+  std::unique_ptr<ResultsReader> file;
+  sim::Shard shard;
+};
+
+bool same_file(const std::filesystem::path& a, const std::filesystem::path& b) {
+  std::error_code ec;
+  return std::filesystem::equivalent(a, b, ec);
+}
+
+std::vector<Part> read_parts(std::span<const std::filesystem::path> paths,
+                             const std::filesystem::path& output) {
+  std::vector<Part> parts;
+  for (const auto& path : paths) {
+    if (same_file(path, output)) {
+      throw UserError(fmt::format("'{}' is both a shard and the output; choose another -o",
+                                  path.string()));
+    }
+    auto file = std::make_unique<ResultsReader>(path);  // UserError if not a pfmab output
+    const auto shard = file->shard();
+    if (shard.whole()) {
+      throw UserError(fmt::format(
+          "'{}' is not a shard (a run without --shard, or a merge): nothing to merge it with",
+          path.string()));
+    }
+    parts.push_back({path, std::move(file), shard});
+  }
+  return parts;
+}
+
+// The checks that hold whatever `partial` says, then the ones it waives.
+void check_parts(const std::vector<Part>& parts, bool partial) {
+  const auto& first = parts.front();
+  const auto experiment = first.file->attribute("experiment_canonical");
+  for (const auto& part : parts) {
+    if (part.file->attribute("experiment_canonical") != experiment) {
+      throw UserError(fmt::format(
+          "'{}' is a shard of another experiment than '{}' (from {} and {}); merge the shards "
+          "of one experiment",
+          part.path.string(), first.path.string(), part.file->attribute("source"),
+          first.file->attribute("source")));
+    }
+    if (part.shard.count != first.shard.count) {
+      throw UserError(fmt::format(
+          "'{}' is shard {} but '{}' is shard {}: shards of different splits do not fit together",
+          part.path.string(), part.shard.text(), first.path.string(), first.shard.text()));
+    }
+  }
+  for (std::size_t i = 1; i < parts.size(); ++i) {
+    if (parts[i].shard == parts[i - 1].shard) {
+      throw UserError(fmt::format("'{}' and '{}' are both shard {}: overlapping shards",
+                                  parts[i - 1].path.string(), parts[i].path.string(),
+                                  parts[i].shard.text()));
+    }
+  }
+  if (partial) return;
+  std::vector<std::string> missing;
+  auto next = parts.begin();
+  for (std::uint64_t i = 0; i < first.shard.count; ++i) {
+    if (next != parts.end() && next->shard.index == i) {
+      ++next;
+    } else {
+      missing.push_back(fmt::format("{}", i));
+    }
+  }
+  if (!missing.empty()) {
+    throw UserError(fmt::format(
+        "shard{} {} of {} {} missing (run {}, or merge with --partial to keep the replications "
+        "present and record which they are)",
+        missing.size() == 1 ? "" : "s", fmt::join(missing, ", "), first.shard.count,
+        missing.size() == 1 ? "is" : "are", missing.size() == 1 ? "it" : "them"));
+  }
+  for (const auto& part : parts) {
+    for (const auto& cell : part.file->cells()) {
+      if (cell.done < cell.expected()) {
+        throw UserError(fmt::format(
+            "'{}' is incomplete: {} holds {} of its {} replications (rerun its command to finish "
+            "it, or merge with --partial)",
+            part.path.string(), cell.name, cell.done, cell.expected()));
+      }
+    }
+  }
+}
+
+// Per cell, the replications the merge holds: each part's finished ones, in
+// order, adjacent ranges joined.
+std::vector<std::vector<sim::ReplicationRange>> merged_ranges(const std::vector<Part>& parts) {
+  std::vector<std::vector<sim::ReplicationRange>> ranges(parts.front().file->cells().size());
+  for (std::size_t c = 0; c < ranges.size(); ++c) {
+    for (const auto& part : parts) {
+      const auto& cell = part.file->cells()[c];
+      const auto first = cell.ranges.front().first;
+      const sim::ReplicationRange present{first, first + cell.done};
+      if (present.count() == 0) continue;
+      if (!ranges[c].empty() && ranges[c].back().end == present.first) {
+        ranges[c].back().end = present.end;
+      } else {
+        ranges[c].push_back(present);
+      }
+    }
+  }
+  return ranges;
+}
+
+std::string provenance(const std::vector<Part>& parts) {
+  std::string text;
+  for (const auto& part : parts) {
+    text += fmt::format("{}{}: {}", text.empty() ? "" : "\n", part.shard.text(),
+                        std::filesystem::absolute(part.path).string());
+  }
+  return text;
+}
+
+}  // namespace
+
+void merge_shards(std::span<const std::filesystem::path> paths,
+                  const std::filesystem::path& output, bool partial, bool overwrite) {
+  if (paths.empty()) throw UserError("no shards to merge (give the files of run --shard)");
+  std::error_code ec;
+  const bool exists = std::filesystem::exists(output, ec);
+  if (exists && !overwrite) {
+    throw UserError(fmt::format(
+        "output '{}' exists; use --overwrite to replace it, or choose another -o",
+        output.string()));
+  }
+  auto parts = read_parts(paths, output);
+  std::sort(parts.begin(), parts.end(),
+            [](const Part& a, const Part& b) { return a.shard.index < b.shard.index; });
+  check_parts(parts, partial);
+
+  // The first shard's file, copied, is the start of the merge: its rows are
+  // each cell's first.
+  const auto temp = temporary_output(output);
+  std::filesystem::copy_file(parts.front().path, temp,
+                             std::filesystem::copy_options::overwrite_existing);
+  try {
+    {
+      ResultsWriter writer(temp, OutputLock(temp), merged_ranges(parts), provenance(parts));
+      // cell by cell: the writer summarises one cell at a time
+      for (std::size_t c = 0; c < parts.front().file->cells().size(); ++c) {
+        for (std::size_t p = 1; p < parts.size(); ++p) {
+          const auto& file = *parts[p].file;
+          const auto done = file.cells()[c].done;
+          // blocks that end on the output's chunk boundaries (ResultsWriter)
+          for (std::uint64_t first = 0; first < done;) {
+            const auto count = std::min<std::uint64_t>(
+                done - first, ResultsWriter::kChunkRows - writer.done(c) % ResultsWriter::kChunkRows);
+            writer.append(file.rows(c, first, count));
+            first += count;
+          }
+        }
+      }
+      writer.write_summaries();
+    }  // closed: complete on disk
+    OutputLock replaced;  // nobody may be writing what --overwrite replaces
+    if (exists) replaced = OutputLock(output);
+    move_output(temp, output, exists);
+  } catch (...) {
+    std::filesystem::remove(temp, ec);
+    throw;
+  }
+}
+
+}  // namespace pfmab::io
