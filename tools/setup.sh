@@ -8,6 +8,7 @@ packages=(
   build-essential cmake git
   libtbb-dev libpcg-cpp-dev libboost-dev libcli11-dev nlohmann-json3-dev libfmt-dev
   libtomlplusplus-dev libhdf5-dev hdf5-tools
+  libopenmpi-dev openmpi-bin
   libgtest-dev libbenchmark-dev python3-h5py python3-numpy python3-matplotlib
 )
 missing=()

@@ -1,15 +1,16 @@
 // pfmab command line: experiment (file and/or flags) -> cells -> parallel
 // runner -> HDF5 output and/or report.
 #include <csignal>
+#include <exception>
 #include <filesystem>
 #include <iostream>
 #include <map>
 #include <optional>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include <CLI/CLI.hpp>
+#include <tbb/info.h>
 #include <fmt/format.h>
 #include <toml++/toml.h>
 
@@ -20,6 +21,9 @@
 #include "pfmab/io/results_file.hpp"
 #include "pfmab/io/writer_thread.hpp"
 #include "pfmab/model/means_table.hpp"
+#ifdef PFMAB_MPI
+#include "pfmab/mpi/distributed_run.hpp"
+#endif
 #include "pfmab/sim/runner.hpp"
 #include "pfmab/util/error.hpp"
 #include "pfmab/util/parse.hpp"
@@ -194,33 +198,84 @@ struct RunFlags {
   ExperimentFlags experiment;
   std::string output, shard;
   bool overwrite = false;
-  unsigned threads = std::max(1u, std::thread::hardware_concurrency());
+  // the cores this process may use (an MPI rank's or a Slurm job's share)
+  unsigned threads = static_cast<unsigned>(tbb::info::default_concurrency());
   bool json = false;
   bool quiet = false;
 };
 
-int run_command(const RunFlags& f) {
-  const auto experiment = load(f.experiment);
-  const auto cells = make_cells(experiment);
-  sim::RunOptions options;
-  options.seed = experiment.seed;
-  options.replications = experiment.replications;
-  options.threads = f.threads;
-  sim::validate(options);  // before any output file is touched
-  const auto shard = f.shard.empty() ? sim::Shard{} : sim::parse_shard(f.shard);
-  sim::validate(shard, experiment.replications);
-  options.ranges.assign(cells.size(), shard.range(experiment.replications));
+// The processes a run is shared among: this one alone, or the ranks of an
+// MPI job, of which rank 0 (the leader) writes the output and reports.
+struct World {
+  int rank = 0;
+  int size = 1;
+  bool leader() const { return rank == 0; }
+  bool shared() const { return size > 1; }
+};
 
-  struct sigaction action {};
-  action.sa_handler = request_stop;
-  action.sa_flags = SA_RESETHAND;  // a second Ctrl-C ends the program at once
-  sigaction(SIGINT, &action, nullptr);
-  sigaction(SIGTERM, &action, nullptr);
+// A failure on every rank of an MPI job that another rank reports.
+struct ReportedElsewhere {
+  int status;
+};
+
+// Runs `step` on every rank. If it fails on any, it fails on all with the
+// same status, and only one rank reports it: no rank may go on to wait for
+// the others for ever, and N ranks must not print N copies of one message.
+template <class Step>
+void on_every_rank([[maybe_unused]] const World& world, Step&& step) {
+#ifdef PFMAB_MPI
+  if (world.shared()) {
+    std::exception_ptr error;
+    int status = 0;
+    try {
+      step();
+    } catch (const UserError&) {
+      error = std::current_exception();
+      status = 2;
+    } catch (const std::exception&) {
+      error = std::current_exception();
+      status = 1;
+    }
+    const auto agreed = mpi::agree(status);
+    if (agreed.status == 0) return;
+    if (agreed.rank == world.rank) std::rethrow_exception(error);
+    throw ReportedElsewhere{agreed.status};
+  }
+#endif
+  step();
+}
+
+// What a run needs before its first replication; the output file, if any,
+// is the leader's.
+struct RunSetup {
+  io::Experiment experiment;
+  std::vector<sim::Cell> cells;
+  sim::RunOptions options;
+  sim::Shard shard;
   std::optional<io::ResultsWriter> writer;
-  if (!f.output.empty()) {
+
+  explicit RunSetup(const RunFlags& f)
+      : experiment(load(f.experiment)),
+        cells(make_cells(experiment)),
+        shard(f.shard.empty() ? sim::Shard{} : sim::parse_shard(f.shard)) {
+    options.seed = experiment.seed;
+    options.replications = experiment.replications;
+    options.threads = f.threads;
+    sim::validate(options);  // before any output file is touched
+    sim::validate(shard, experiment.replications);
+    options.ranges.assign(cells.size(), shard.range(experiment.replications));
+  }
+
+  void open_output(const RunFlags& f) {
     writer.emplace(f.output, experiment, cells, f.overwrite, shard);
     for (std::size_t c = 0; c < cells.size(); ++c) options.ranges[c].first += writer->done(c);
   }
+};
+
+// The leader's part of a run: every replication handed to the writer and
+// the report, with progress; alone, or coordinating the other ranks.
+int lead_run(const RunFlags& f, [[maybe_unused]] const World& world, RunSetup& setup) {
+  auto& [experiment, cells, options, shard, writer] = setup;
   const bool show_progress = !f.quiet && io::stderr_is_terminal();
   const auto total = sim::total(options.ranges);
   const auto asked = cells.size() * shard.range(experiment.replications).count();
@@ -246,13 +301,22 @@ int run_command(const RunFlags& f) {
     io::ProgressDisplay progress(completed, total, show_progress);
     std::optional<io::WriterThread> writing;
     if (writer) writing.emplace(*writer);
-    sim::run_sweep(cells, options, [&](std::size_t c, std::uint64_t, sim::ReplicationResult&& r) {
+    const sim::ResultSink sink = [&](std::size_t c, std::uint64_t, sim::ReplicationResult&& r) {
       if (!report_from_file) {
         accumulators[c].add(r);
         r.add_to(digest);
       }
       if (writing) writing->push(c, r);
-    });
+    };
+#ifdef PFMAB_MPI
+    if (world.shared()) {
+      mpi::run_distributed(cells, options, sink);
+    } else {
+      sim::run_sweep(cells, options, sink);
+    }
+#else
+    sim::run_sweep(cells, options, sink);
+#endif
     if (writing) writing->finish();
   }
   if (stop_requested.load()) {
@@ -283,6 +347,34 @@ int run_command(const RunFlags& f) {
     print(f.json, experiment.seed, digest.hex(), reports);
   }
   return 0;
+}
+
+int run_command(const RunFlags& f, const World& world) {
+  std::optional<RunSetup> setup;
+  on_every_rank(world, [&] {
+    setup.emplace(f);
+    if (world.leader() && !f.output.empty()) setup->open_output(f);
+  });
+
+  struct sigaction action {};
+  action.sa_handler = request_stop;
+  action.sa_flags = SA_RESETHAND;  // a second Ctrl-C ends the program at once
+  sigaction(SIGINT, &action, nullptr);
+  sigaction(SIGTERM, &action, nullptr);
+#ifdef PFMAB_MPI
+  if (world.shared()) {
+    // From here on the ranks wait on one another: an error on one ends all.
+    try {
+      if (world.leader()) return lead_run(f, world, *setup);
+      mpi::run_distributed(setup->cells, setup->options, {});  // rank 0 stops it
+      return 0;
+    } catch (const std::exception& e) {
+      std::cerr << fmt::format("pfmab: error on rank {}: {}\n", world.rank, e.what());
+      mpi::abort_all(1);
+    }
+  }
+#endif
+  return lead_run(f, world, *setup);
 }
 
 int validate_command(const ExperimentFlags& f) {
@@ -332,6 +424,15 @@ int merge_command(const MergeFlags& f) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  World world;
+#ifdef PFMAB_MPI
+  // Only under an MPI launcher: the same program runs alone without one.
+  std::optional<mpi::Session> session;
+  if (mpi::launched()) {
+    session.emplace(argc, argv);
+    world = {session->rank(), session->size()};
+  }
+#endif
   CLI::App app{"pfmab: Monte Carlo engine for personalized federated multi-armed bandits"};
   app.set_version_flag("--version", fmt::format("pfmab {} ({})", PFMAB_VERSION, git_commit()));
   // At most one; an unknown word is then reported by name as unexpected.
@@ -377,20 +478,23 @@ int main(int argc, char** argv) {
   merge->add_flag("--overwrite", merge_flags.overwrite, "replace an existing output");
   merge->add_flag("--json", merge_flags.json, "print one JSON object instead of the table");
 
+  // Every rank parses the same command line; only the leader speaks.
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
-    return app.exit(e);
+    return world.leader() ? app.exit(e) : 0;
   } catch (const CLI::CallForAllHelp& e) {
-    return app.exit(e);
+    return world.leader() ? app.exit(e) : 0;
   } catch (const CLI::CallForVersion& e) {
-    return app.exit(e);
+    return world.leader() ? app.exit(e) : 0;
   } catch (const CLI::ParseError& e) {
-    std::cerr << "pfmab: error: " << e.what() << " (see pfmab --help)\n";
+    if (world.leader()) std::cerr << "pfmab: error: " << e.what() << " (see pfmab --help)\n";
     return 2;
   }
   try {
-    if (run->parsed()) return run_command(run_flags);
+    if (run->parsed()) return run_command(run_flags, world);
+    // The other commands are one process's work: the leader's.
+    if (!world.leader()) return 0;
     if (validate->parsed()) return validate_command(validate_flags);
     if (summary->parsed()) return summary_command(summary_path, summary_json);
     if (bounds->parsed()) return bounds_command(bounds_flags, bounds_json);
@@ -398,6 +502,8 @@ int main(int argc, char** argv) {
     throw UserError(
         "no subcommand given (expected run, validate, summary, bounds or merge; see pfmab "
         "--help)");
+  } catch (const ReportedElsewhere& e) {
+    return e.status;
   } catch (const UserError& e) {
     std::cerr << "pfmab: error: " << e.what() << '\n';
     return 2;

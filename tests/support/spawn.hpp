@@ -89,6 +89,8 @@ class Spawned {
     cleanup_files();
   }
 
+  pid_t pid() const { return pid_; }
+
   std::chrono::steady_clock::duration elapsed() const {
     return std::chrono::steady_clock::now() - started_;
   }

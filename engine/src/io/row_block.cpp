@@ -1,6 +1,8 @@
 #include "pfmab/io/row_block.hpp"
 
 #include <cassert>
+#include <cstring>
+#include <stdexcept>
 
 namespace pfmab::io {
 
@@ -49,6 +51,58 @@ sim::ReplicationResult RowBlock::result(std::size_t row) const {
   out.exploration_pulls = exploration_pulls[row];
   out.fixation_slot = fixation_slot[row];
   return out;
+}
+
+namespace {
+
+// Each column of a block in one order, for both directions.
+template <class Block, class Visit>
+void for_each_column(Block& block, Visit&& visit) {
+  for (auto& values : block.real) visit(values);
+  visit(block.comm_count);
+  visit(block.fixed_arm);
+  visit(block.fixed_optimal);
+  visit(block.phases);
+  visit(block.exploration_pulls);
+  visit(block.fixation_slot);
+}
+
+}  // namespace
+
+void RowBlock::write_bytes(std::vector<char>& bytes) const {
+  auto put = [&](const void* data, std::size_t size) {
+    const auto* from = static_cast<const char*>(data);
+    bytes.insert(bytes.end(), from, from + size);
+  };
+  const std::uint64_t header[] = {cell, checkpoints, clients, rows};
+  put(header, sizeof header);
+  for_each_column(*this, [&](const auto& values) {
+    const std::uint64_t size = values.size();
+    put(&size, sizeof size);
+    put(values.data(), size * sizeof values[0]);
+  });
+}
+
+RowBlock RowBlock::read_bytes(std::span<const char> bytes) {
+  auto take = [&](void* data, std::size_t size) {
+    if (size > bytes.size()) throw std::runtime_error("a block's bytes end early");
+    std::memcpy(data, bytes.data(), size);
+    bytes = bytes.subspan(size);
+  };
+  std::uint64_t header[4];
+  take(header, sizeof header);
+  RowBlock block;
+  block.reset(header[0], header[1], header[2]);
+  block.rows = header[3];
+  for_each_column(block, [&](auto& values) {
+    std::uint64_t size = 0;
+    take(&size, sizeof size);
+    if (size > bytes.size()) throw std::runtime_error("a block's bytes end early");
+    values.resize(size);
+    take(values.data(), size * sizeof values[0]);
+  });
+  if (!bytes.empty()) throw std::runtime_error("bytes left after a block");
+  return block;
 }
 
 }  // namespace pfmab::io

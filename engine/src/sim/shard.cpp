@@ -8,9 +8,11 @@
 namespace pfmab::sim {
 namespace {
 
-// floor(i r / n) without overflow for any r up to 2^62
+__extension__ using Wide = unsigned __int128;  // g++ and clang; __extension__: not ISO
+
+// floor(i r / n) without overflow for any i <= n and r up to 2^62
 std::uint64_t split_point(std::uint64_t i, std::uint64_t r, std::uint64_t n) {
-  return static_cast<std::uint64_t>(static_cast<unsigned __int128>(i) * r / n);
+  return static_cast<std::uint64_t>(static_cast<Wide>(i) * r / n);
 }
 
 }  // namespace

@@ -35,6 +35,13 @@ struct RowBlock {
   void append(const sim::ReplicationResult& result);
   sim::ReplicationResult result(std::size_t row) const;
 
+  // The block appended to `bytes`, and read back from them, for another
+  // process of the same build (the ranks of one MPI job: same layout and
+  // byte order). read_bytes throws std::runtime_error if they do not hold
+  // exactly one block.
+  void write_bytes(std::vector<char>& bytes) const;
+  static RowBlock read_bytes(std::span<const char> bytes);
+
   // Row `row` of a [rows, width] dataset's values.
   template <class T>
   static std::span<const T> row_of(const std::vector<T>& values, std::size_t width,

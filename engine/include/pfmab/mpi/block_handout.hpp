@@ -1,0 +1,74 @@
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <deque>
+#include <map>
+#include <optional>
+#include <span>
+#include <utility>
+#include <vector>
+
+#include "pfmab/io/row_block.hpp"
+#include "pfmab/sim/runner.hpp"
+
+namespace pfmab::mpi {
+
+// The bookkeeping of a run shared among processes (MPI ranks): blocks of
+// replications handed out one at a time to whoever asks, in (cell,
+// replication) order, and their rows put back in that order for the one
+// writer. Dynamic hand-out balances the work whatever each block costs (cells
+// may differ in cost by orders of magnitude); the order of the rows, and so
+// the output, does not depend on who ran what.
+//
+// Not thread-safe: the caller serialises the calls.
+class BlockHandout {
+ public:
+  // The replications of each cell in `ranges`, for `ranks` processes of
+  // `threads` threads each.
+  BlockHandout(std::span<const sim::ReplicationRange> ranges, std::size_t ranks,
+               std::size_t threads);
+
+  // Blocks of a cell of `replications` replications: about 16 per rank, so
+  // that the last one of a cell is short next to the whole; at least 4 per
+  // thread, so a rank's threads all have work; at most 256, a chunk of the
+  // output file.
+  static std::uint64_t block_size(std::uint64_t replications, std::size_t ranks,
+                                  std::size_t threads);
+
+  enum class Status { block, wait, done };
+  struct Answer {
+    Status status = Status::done;
+    std::uint64_t id = 0;  // numbered from 0 in hand-out order
+    sim::Block block;
+  };
+  // The next block for process `who`. `wait` (ask again later) when results
+  // held for writing have reached the window and the oldest missing one is
+  // not `who`'s: the process that holds it is never kept waiting, so the
+  // window never stalls the run.
+  Answer next(int who);
+  // The rows of block `id`.
+  void finished(std::uint64_t id, io::RowBlock rows);
+  // The next block and its rows in hand-out order, once they are in.
+  std::optional<std::pair<sim::Block, io::RowBlock>> pop_in_order();
+  // No block is handed out any more (the run was interrupted).
+  void stop() { stopped_ = true; }
+  // Every block handed out has come back and been popped, and none is left
+  // (or the run was stopped).
+  bool complete() const { return (stopped_ || next_cell_ == ranges_.size()) && popped_ == next_id_; }
+
+ private:
+  std::vector<sim::ReplicationRange> ranges_;
+  std::vector<std::uint64_t> sizes_;  // block size per cell
+  std::size_t window_;
+  std::size_t next_cell_ = 0;
+  std::uint64_t next_replication_ = 0;
+  std::uint64_t next_id_ = 0;
+  std::uint64_t popped_ = 0;
+  std::map<std::uint64_t, sim::Block> blocks_;  // handed out, not yet popped
+  std::map<std::uint64_t, int> holders_;        // out, not back: id -> process
+  std::map<std::uint64_t, io::RowBlock> held_;  // back, not yet popped
+  bool stopped_ = false;
+};
+
+}  // namespace pfmab::mpi

@@ -1,0 +1,58 @@
+// A row block sent to another process (an MPI rank's rows to rank 0) comes
+// back field for field; bytes that are not exactly one block are refused.
+#include "pfmab/io/row_block.hpp"
+
+#include <stdexcept>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "fixtures.hpp"
+#include "pfmab/sim/runner.hpp"
+
+namespace pfmab::io {
+namespace {
+
+struct RowBlockBytes : ::testing::Test {
+  RowBlockBytes() {
+    sim::CellSpec spec;
+    spec.instance = testing::instance_of({{0.9, 0.1, 0.5}, {0.2, 0.8, 0.4}});
+    spec.horizon = 5000;
+    const std::vector<sim::Cell> cells{sim::Cell(spec, 3)};
+    sim::RunOptions options;
+    options.replications = 5;
+    results = sim::run_sweep(cells, options)[0];
+    block.reset(3, cells[0].checkpoints().size(), 2);
+    for (const auto& r : results) block.append(r);
+  }
+  std::vector<sim::ReplicationResult> results;
+  RowBlock block;
+};
+
+TEST_F(RowBlockBytes, RoundTripGivesEveryFieldOfEveryRow) {
+  std::vector<char> bytes{'i', 'd'};  // a message's header before the block
+  block.write_bytes(bytes);
+  const auto back = RowBlock::read_bytes(std::span<const char>(bytes).subspan(2));
+  EXPECT_EQ(back.cell, 3u);
+  EXPECT_EQ(back.checkpoints, block.checkpoints);
+  EXPECT_EQ(back.clients, 2u);
+  ASSERT_EQ(back.rows, results.size());
+  for (std::size_t r = 0; r < results.size(); ++r) {
+    testing::expect_same_result(back.result(r), results[r], "row " + std::to_string(r));
+  }
+}
+
+TEST_F(RowBlockBytes, TruncatedOrTrailingBytesAreRefused) {
+  std::vector<char> bytes;
+  block.write_bytes(bytes);
+  for (const std::size_t cut : {std::size_t{1}, std::size_t{8}, bytes.size() / 2}) {
+    EXPECT_THROW(RowBlock::read_bytes(std::span<const char>(bytes).first(bytes.size() - cut)),
+                 std::runtime_error)
+        << "cut " << cut;
+  }
+  bytes.push_back(0);
+  EXPECT_THROW(RowBlock::read_bytes(bytes), std::runtime_error);
+}
+
+}  // namespace
+}  // namespace pfmab::io
