@@ -351,8 +351,10 @@ int lead_run(const RunFlags& f, [[maybe_unused]] const World& world, RunSetup& s
 
 int run_command(const RunFlags& f, const World& world) {
   std::optional<RunSetup> setup;
+  // The output is opened once every rank is ready: a rank that cannot read
+  // the experiment leaves no file behind.
+  on_every_rank(world, [&] { setup.emplace(f); });
   on_every_rank(world, [&] {
-    setup.emplace(f);
     if (world.leader() && !f.output.empty()) setup->open_output(f);
   });
 

@@ -7,16 +7,17 @@ namespace pfmab::mpi {
 BlockHandout::BlockHandout(std::span<const sim::ReplicationRange> ranges, std::size_t ranks,
                            std::size_t threads)
     : ranges_(ranges.begin(), ranges.end()),
-      // results held for writing: a few blocks per rank ahead of the oldest
+      ranks_(ranks),
+      threads_(threads),
+      // blocks held for writing ahead of the oldest: 16 per rank
       window_(16 * ranks) {
-  for (const auto& r : ranges_) sizes_.push_back(block_size(r.count(), ranks, threads));
   next_replication_ = ranges_.empty() ? 0 : ranges_.front().first;
 }
 
-std::uint64_t BlockHandout::block_size(std::uint64_t replications, std::size_t ranks,
+std::uint64_t BlockHandout::block_size(std::uint64_t remaining, std::size_t ranks,
                                        std::size_t threads) {
-  const std::uint64_t even = (replications + 16 * ranks - 1) / (16 * ranks);
-  return std::min<std::uint64_t>(std::max<std::uint64_t>(even, 4 * threads), 256);
+  const std::uint64_t share = (remaining + 2 * ranks - 1) / (2 * ranks);
+  return std::min<std::uint64_t>({std::max<std::uint64_t>(share, threads), 256, remaining});
 }
 
 BlockHandout::Answer BlockHandout::next(int who) {
@@ -27,7 +28,8 @@ BlockHandout::Answer BlockHandout::next(int who) {
   if (next_id_ - popped_ >= window_ && holders_.count(popped_) && holders_.at(popped_) != who) {
     return {Status::wait, 0, {}};
   }
-  const auto end = std::min(ranges_[next_cell_].end, next_replication_ + sizes_[next_cell_]);
+  const auto end = next_replication_ +
+                   block_size(ranges_[next_cell_].end - next_replication_, ranks_, threads_);
   Answer answer{Status::block, next_id_++, {next_cell_, {next_replication_, end}}};
   next_replication_ = end;
   holders_[answer.id] = who;

@@ -3,6 +3,7 @@
 #include <mpi.h>
 
 #include <algorithm>
+#include <climits>
 #include <atomic>
 #include <chrono>
 #include <cstdlib>
@@ -119,19 +120,42 @@ void work(std::span<const sim::Cell> cells, const sim::RunOptions& options) {
     ask();
     return block;
   };
-  std::vector<char> bytes;
+  // Rows on their way to rank 0, oldest first. Sent without waiting: a
+  // block's rows are too large to go before rank 0 takes them, and a
+  // blocking send would hold the pipeline (and, while MPI polls, a core).
+  struct Outgoing {
+    std::vector<char> bytes;
+    MPI_Request request = MPI_REQUEST_NULL;
+  };
+  std::deque<Outgoing> sending;
+  auto reap_sent = [&] {  // with `mpi` held
+    for (int done = 1; done && !sending.empty();) {
+      check(MPI_Test(&sending.front().request, &done, MPI_STATUS_IGNORE), "MPI_Test");
+      if (done) sending.pop_front();
+    }
+  };
   sim::run_blocks(cells, options, source,
                   [&](std::size_t, std::uint64_t, sim::ReplicationResult&& result) {
                     auto finished = collector.add(result);
                     if (!finished) return;
-                    bytes.resize(sizeof(std::uint64_t));
-                    std::memcpy(bytes.data(), &finished->first, sizeof(std::uint64_t));
-                    finished->second.write_bytes(bytes);
+                    Outgoing out;
+                    out.bytes.resize(sizeof(std::uint64_t));
+                    std::memcpy(out.bytes.data(), &finished->first, sizeof(std::uint64_t));
+                    finished->second.write_bytes(out.bytes);
+                    if (out.bytes.size() > static_cast<std::size_t>(INT_MAX)) {
+                      throw std::runtime_error(
+                          "a block's rows exceed 2 GiB, more than one MPI message holds");
+                    }
                     const std::lock_guard lock(mpi);
-                    check(MPI_Send(bytes.data(), static_cast<int>(bytes.size()), MPI_BYTE, 0,
-                                   kRows, MPI_COMM_WORLD),
-                          "MPI_Send");
+                    reap_sent();
+                    auto& posted = sending.emplace_back(std::move(out));
+                    check(MPI_Isend(posted.bytes.data(), static_cast<int>(posted.bytes.size()),
+                                    MPI_BYTE, 0, kRows, MPI_COMM_WORLD, &posted.request),
+                          "MPI_Isend");
                   });
+  for (auto& out : sending) {
+    check(MPI_Wait(&out.request, MPI_STATUS_IGNORE), "MPI_Wait");
+  }
 }
 
 // Rank 0: hands out blocks to every rank and to its own pipeline (run on

@@ -29,11 +29,12 @@ class BlockHandout {
   BlockHandout(std::span<const sim::ReplicationRange> ranges, std::size_t ranks,
                std::size_t threads);
 
-  // Blocks of a cell of `replications` replications: about 16 per rank, so
-  // that the last one of a cell is short next to the whole; at least 4 per
-  // thread, so a rank's threads all have work; at most 256, a chunk of the
-  // output file.
-  static std::uint64_t block_size(std::uint64_t replications, std::size_t ranks,
+  // The next block of a cell with `remaining` replications left to hand out
+  // (guided self-scheduling): 1/(2 ranks) of them, so that blocks shrink as
+  // the cell runs out and the ranks finish within about one replication per
+  // thread of one another, whatever a replication costs; at most 256, one
+  // chunk of the output file; at least one replication per thread.
+  static std::uint64_t block_size(std::uint64_t remaining, std::size_t ranks,
                                   std::size_t threads);
 
   enum class Status { block, wait, done };
@@ -59,7 +60,8 @@ class BlockHandout {
 
  private:
   std::vector<sim::ReplicationRange> ranges_;
-  std::vector<std::uint64_t> sizes_;  // block size per cell
+  std::size_t ranks_;
+  std::size_t threads_;
   std::size_t window_;
   std::size_t next_cell_ = 0;
   std::uint64_t next_replication_ = 0;
