@@ -24,6 +24,9 @@
 //   BM_Summaries_Replay   ResultsWriter::write_summaries() on the file
 //                         reopened, which summarises its complete cell again
 //
+// and, for an MPI run, what moving the sweep's rows from a rank to rank 0
+// costs each side (BM_RankRows).
+//
 // `writer_cpu_s` is the processor time of the writer thread: on a machine
 // whose cores all run workers, writing costs at least that much of them.
 //
@@ -59,12 +62,15 @@
 #include "pfmab/io/hdf5.hpp"
 #include "pfmab/io/report.hpp"
 #include "pfmab/io/results_file.hpp"
+#include "pfmab/io/row_block.hpp"
 #include "pfmab/io/writer_thread.hpp"
 #include "pfmab/sim/cell.hpp"
 #include "pfmab/sim/replication.hpp"
 #include "pfmab/sim/runner.hpp"
 #include "pfmab/stats/summary.hpp"
 #include "pfmab/util/digest.hpp"
+
+#include "bench_main.hpp"
 
 namespace {
 
@@ -366,6 +372,59 @@ void BM_Summaries_Replay(benchmark::State& state) {
   }
 }
 
+//------------------------------------------------------------------------------
+// An MPI run's rows: what a rank pays to send a block, what rank 0 pays to
+// take it in (bench/README.md, "Scaling")
+//------------------------------------------------------------------------------
+
+// The sweep's results, computed once.
+const std::vector<pfmab::sim::ReplicationResult>& sweep_results() {
+  static const auto results = [] {
+    auto run = pfmab::sim::RunOptions{};
+    run.seed = experiment().seed;
+    run.replications = experiment().replications;
+    run.threads = 2;
+    return pfmab::sim::run_sweep(cells(), run)[0];
+  }();
+  return results;
+}
+
+// Every result in blocks of 256 (the largest a rank is handed), as a rank
+// other than 0 sends them (RowBlock::append, write_bytes) and as rank 0
+// takes them in before its writer (read_bytes, result, the report's
+// accumulator and digest); `send_s` and `receive_s` time the two sides. The
+// writer's own work is BM_Sweep_Paired's writer_cpu_s.
+void BM_RankRows(benchmark::State& state) {
+  const auto& results = sweep_results();
+  const auto sent = pfmab::sim::digest_of({results});
+  const auto& cell = cells()[0];
+  double send_s = 0.0, receive_s = 0.0;
+  for (auto _ : state) {
+    RunReport leader;
+    pfmab::io::RowBlock block;
+    std::vector<char> bytes;
+    for (std::size_t first = 0; first < results.size(); first += 256) {
+      const auto t0 = Clock::now();
+      block.reset(0, cell.checkpoints().size(), cell.instance().clients());
+      for (std::size_t r = first; r < std::min(first + 256, results.size()); ++r) {
+        block.append(results[r]);
+      }
+      bytes.clear();
+      block.write_bytes(bytes);
+      const auto t1 = Clock::now();
+      const auto rows = pfmab::io::RowBlock::read_bytes(bytes);
+      for (std::size_t r = 0; r < rows.rows; ++r) leader.add(0, rows.result(r));
+      const auto t2 = Clock::now();
+      send_s += seconds(t1 - t0);
+      receive_s += seconds(t2 - t1);
+    }
+    if (leader.finish() != sent) {
+      return fail(state, "the rows taken in are not the rows sent");
+    }
+  }
+  report(state, {{"send_s", send_s}, {"receive_s", receive_s}});
+}
+
 void register_all() {
   const auto suffix = fmt::format("/replications:{}/mode:{}", replications, mode);
   for (const auto& [name, fn] : {std::pair{"BM_Sweep_NoOutput", &BM_Sweep_NoOutput},
@@ -380,41 +439,30 @@ void register_all() {
         ->Unit(benchmark::kMillisecond)
         ->UseRealTime();
   }
-  benchmark::RegisterBenchmark((std::string("BM_Summaries_Replay") + suffix).c_str(),
-                               BM_Summaries_Replay)
-      ->Unit(benchmark::kMillisecond)
-      ->UseRealTime();
+  for (const auto& [name, fn] : {std::pair{"BM_Summaries_Replay", &BM_Summaries_Replay},
+                                 {"BM_RankRows", &BM_RankRows}}) {
+    benchmark::RegisterBenchmark((std::string(name) + suffix).c_str(), fn)
+        ->Unit(benchmark::kMillisecond)
+        ->UseRealTime();
+  }
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
-  // This program's own flags, taken out before Benchmark sees the others.
-  constexpr std::string_view replications_flag = "--replications=", mode_flag = "--mode=";
-  int kept = 1;
-  for (int i = 1; i < argc; ++i) {
-    const std::string_view arg = argv[i];
-    if (arg.starts_with(replications_flag)) {
-      replications = std::strtoull(argv[i] + replications_flag.size(), nullptr, 10);
-      if (replications == 0) {
-        std::cerr << "pfmab_pipeline_bench: --replications must be at least 1\n";
-        return 2;
-      }
-    } else if (arg.starts_with(mode_flag)) {
-      mode = arg.substr(mode_flag.size());
-      if (mode != "per-pull" && mode != "aggregated") {
-        std::cerr << "pfmab_pipeline_bench: --mode must be per-pull or aggregated\n";
-        return 2;
-      }
-    } else {
-      argv[kept++] = argv[i];
-    }
-  }
-  argc = kept;
-  benchmark::Initialize(&argc, argv);
-  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
-  register_all();
-  benchmark::RunSpecifiedBenchmarks();
-  benchmark::Shutdown();
-  return check_failed ? 1 : 0;
+  return pfmab::bench::run_benchmarks(
+      argc, argv, "pfmab_pipeline_bench",
+      {{"--replications=",
+        [](std::string_view value) -> std::string {
+          replications = std::strtoull(std::string(value).c_str(), nullptr, 10);
+          return replications == 0 ? "--replications must be at least 1" : "";
+        }},
+       {"--mode=",
+        [](std::string_view value) -> std::string {
+          mode = value;
+          return mode == "per-pull" || mode == "aggregated"
+                     ? ""
+                     : "--mode must be per-pull or aggregated";
+        }}},
+      register_all, check_failed);
 }

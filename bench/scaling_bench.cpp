@@ -3,7 +3,7 @@
 // 2 MPI ranks of 1 thread each (`mpirun -np 2`), replications per second
 // (bench/README.md, "Scaling", records the figures and the model built on
 // them). Each run streams its results to an HDF5 file in the temp folder
-// (deleted after each iteration, outside the timing), as a real run does;
+// (deleted after each run, outside the timing), as a real run does;
 // every run of a workload must print the digest of the first, or the
 // benchmark fails.
 //
@@ -13,17 +13,22 @@
 //               per arm and phase: tens of microseconds a replication, so
 //               the one writer (rank 0's, or the process's) is a large share
 //   skewed      PF-UCB aggregated and local UCB per pull (T = 1e5): two cells
-//               about 100x apart in cost, where a fixed split of the work
-//               among ranks would leave one idle
+//               several hundred times apart in cost per replication (tens of
+//               microseconds, about 9 ms), so blocks of equal size are not
+//               equal work
 //
-// BM_MpiStartup is `mpirun -np 2 pfmab --version`: what launching two ranks
-// and initialising MPI costs, paid once per job.
+// Each iteration runs a workload four times, back to back: on 1 thread, on 2
+// threads, as 2 MPI ranks x 1 thread, and `mpirun -np 2 pfmab --version`
+// (what launching two ranks and initialising MPI costs, once per job).
+// Counters: `reps_per_s_<launch>`; `speedup_<launch>`, the 1-thread time
+// over that launch's; `speedup_mpi:2x1_after_launch`, the same with the
+// launch time taken off: the scaling of a run long enough for the launch not
+// to count; `launch_s`. One iteration per repetition (Iterations(1)): repeat
+// with --benchmark_repetitions and read the medians. This program's own flag
+// `--scale=F` (default 1) multiplies every workload's replications (the CTest
+// smoke run uses 0.01).
 //
-// `speedup` is the time of the workload's 1-thread run (the mean of its
-// repetitions, measured first in the same program run) over this one's.
-// One iteration is one whole run (Iterations(1)); repeat with
-// --benchmark_repetitions. This program's own flag `--scale=F` (default 1)
-// multiplies every workload's replications (the CTest smoke run uses 0.01).
+// BM_Merge times `pfmab merge` of the aggregated workload run as 4 shards.
 
 #include <unistd.h>
 
@@ -31,16 +36,15 @@
 #include <cstdlib>
 #include <filesystem>
 #include <iostream>
-#include <map>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include <benchmark/benchmark.h>
 #include <fmt/format.h>
-#include <nlohmann/json.hpp>
 
-#include "spawn.hpp"
+#include "bench_main.hpp"
+#include "run_cli.hpp"
 
 namespace {
 
@@ -63,7 +67,7 @@ const std::vector<Workload>& workloads() {
       {"aggregated", {"--means", means, "-T", "1e6"}, 20000, 5},
       {"skewed",
        {"--means", means, "--alpha", "0.5", "-T", "1e5", "--algorithm", "pf-ucb,local-ucb"},
-       2000,
+       1000,
        2},
   };
   return all;
@@ -98,9 +102,6 @@ std::pair<std::string, std::vector<std::string>> command(const Launch& launch,
 #endif
 }
 
-// Per workload: the digest every run must print, the mean 1-thread time.
-std::map<std::string, std::string> digests;
-std::map<std::string, std::pair<double, int>> one_thread_seconds;  // sum, count
 bool check_failed = false;
 
 void fail(benchmark::State& state, const std::string& message) {
@@ -108,93 +109,127 @@ void fail(benchmark::State& state, const std::string& message) {
   state.SkipWithError(message.c_str());
 }
 
-void BM_Scaling(benchmark::State& state, const Workload& workload, const Launch& launch) {
+// Runs `program` to its end; its wall time in seconds and what it printed.
+std::pair<double, pfmab::testing::CliResult> timed(const std::string& program,
+                                                   const std::vector<std::string>& args) {
+  const auto start = Clock::now();
+  auto result = pfmab::testing::Spawned(program, args).wait();
+  return {std::chrono::duration<double>(Clock::now() - start).count(), std::move(result)};
+}
+
+// One iteration: the workload on 1 thread, on 2 threads, as 2 ranks x 1
+// thread, and the MPI launch alone, back to back, so that the machine's
+// drift (it is shared) touches all four alike and their ratios stay sound.
+void BM_Scaling(benchmark::State& state, const Workload& workload) {
   const auto output = fs::temp_directory_path() / fmt::format("pfmab_scaling_{}.h5", ::getpid());
-  std::vector<std::string> args{"run"};
-  args.insert(args.end(), workload.flags.begin(), workload.flags.end());
   const auto replications = replications_of(workload);
-  args.insert(args.end(), {"-R", std::to_string(replications), "--seed", "1", "--threads",
-                           std::to_string(launch.threads), "--quiet", "--json", "-o",
-                           output.string()});
-  const auto [program, argv] = command(launch, args);
-  double seconds = 0;
-  for (auto _ : state) {
-    const auto start = Clock::now();
-    const auto run = pfmab::testing::Spawned(program, argv).wait();
-    const auto elapsed = std::chrono::duration<double>(Clock::now() - start).count();
-    state.SetIterationTime(elapsed);
-    seconds += elapsed;
-    state.PauseTiming();
-    fs::remove(output);
-    state.ResumeTiming();
-    if (run.exit_code != 0) return fail(state, "the run failed: " + run.err);
-    const auto digest = nlohmann::json::parse(run.out)["digest"].get<std::string>();
-    auto& expected = digests[workload.name];
-    if (expected.empty()) expected = digest;
-    if (digest != expected) return fail(state, "digest " + digest + ", not " + expected);
-  }
-  const auto iterations = static_cast<double>(state.iterations());
-  const auto total = static_cast<double>(replications * workload.cells);
-  state.counters["reps_per_s"] = benchmark::Counter(total * iterations, benchmark::Counter::kIsRate);
-  auto& [sum, count] = one_thread_seconds[workload.name];
-  if (launch.ranks == 1 && launch.threads == 1) {
-    sum += seconds;
-    count += static_cast<int>(iterations);
-  }
-  if (count > 0) state.counters["speedup"] = (sum / count) / (seconds / iterations);
-}
-
-void BM_MpiStartup(benchmark::State& state) {
-  const auto [program, argv] = command({2, 1}, {"--version"});
-  for (auto _ : state) {
-    const auto run = pfmab::testing::Spawned(program, argv).wait();
-    if (run.exit_code != 0) return fail(state, "mpirun failed: " + run.err);
-  }
-}
-
-void register_all() {
+  auto run_args = [&](int threads) {
+    std::vector<std::string> args{"run"};
+    args.insert(args.end(), workload.flags.begin(), workload.flags.end());
+    args.insert(args.end(), {"-R", std::to_string(replications), "--seed", "1", "--threads",
+                             std::to_string(threads), "--quiet", "--json", "-o", output.string()});
+    return args;
+  };
   std::vector<Launch> launches{{1, 1}, {1, 2}};
 #ifdef PFMAB_MPIEXEC
   launches.push_back({2, 1});
-  benchmark::RegisterBenchmark("BM_MpiStartup", BM_MpiStartup)
-      ->Unit(benchmark::kMillisecond)
-      ->UseRealTime();
 #endif
-  for (const auto& workload : workloads()) {
-    for (const auto& launch : launches) {
-      benchmark::RegisterBenchmark(
-          fmt::format("BM_Scaling/{}/{}", workload.name, launch.name()).c_str(),
-          [&workload, launch](benchmark::State& state) { BM_Scaling(state, workload, launch); })
-          ->Iterations(1)
-          ->UseManualTime()
-          ->Unit(benchmark::kMillisecond);
+  std::vector<double> seconds(launches.size(), 0.0);
+  double launching = 0;
+  std::string expected;
+  for (auto _ : state) {
+    double iteration = 0;
+    for (std::size_t l = 0; l < launches.size(); ++l) {
+      const auto [program, argv] = command(launches[l], run_args(launches[l].threads));
+      const auto [elapsed, run] = timed(program, argv);
+      fs::remove(output);
+      if (run.exit_code != 0) return fail(state, launches[l].name() + " failed: " + run.err);
+      const auto digest = pfmab::testing::printed_digest(run);
+      if (expected.empty()) expected = digest;
+      if (digest != expected) {
+        return fail(state, launches[l].name() + ": digest " + digest + ", not " + expected);
+      }
+      seconds[l] += elapsed;
+      iteration += elapsed;
     }
+    if (launches.size() > 2) {
+      const auto [program, argv] = command({2, 1}, {"--version"});
+      const auto [elapsed, run] = timed(program, argv);
+      if (run.exit_code != 0) return fail(state, "mpirun failed: " + run.err);
+      launching += elapsed;
+      iteration += elapsed;
+    }
+    state.SetIterationTime(iteration);
   }
+  const auto iterations = static_cast<double>(state.iterations());
+  const auto total = static_cast<double>(replications * workload.cells);
+  for (std::size_t l = 0; l < launches.size(); ++l) {
+    const auto name = launches[l].name();
+    state.counters["reps_per_s_" + name] = total * iterations / seconds[l];
+    if (l > 0) state.counters["speedup_" + name] = seconds[0] / seconds[l];
+  }
+  if (launches.size() > 2) {
+    state.counters["launch_s"] = launching / iterations;
+    state.counters["speedup_" + launches[2].name() + "_after_launch"] =
+        seconds[0] / (seconds[2] - launching);
+  }
+}
+
+// `pfmab merge` of the aggregated workload's 4 shards (run once, outside
+// the timing): every row read and written again, and the summaries built:
+// what a job array pays once after its tasks.
+void BM_Merge(benchmark::State& state) {
+  const auto& workload = workloads()[1];
+  const auto dir = fs::temp_directory_path() / fmt::format("pfmab_scaling_merge_{}", ::getpid());
+  fs::create_directories(dir);
+  std::vector<std::string> merge_args{"merge"};
+  for (int shard = 0; shard < 4; ++shard) {
+    const auto part = (dir / fmt::format("part-{}.h5", shard)).string();
+    std::vector<std::string> args{"run"};
+    args.insert(args.end(), workload.flags.begin(), workload.flags.end());
+    args.insert(args.end(), {"-R", std::to_string(replications_of(workload)), "--seed", "1",
+                             "--quiet", "--shard", fmt::format("{}/4", shard), "-o", part});
+    const auto run = pfmab::testing::Spawned(PFMAB_BINARY, args).wait();
+    if (run.exit_code != 0) return fail(state, "a shard failed: " + run.err);
+    merge_args.push_back(part);
+  }
+  const auto merged = (dir / "merged.h5").string();
+  merge_args.insert(merge_args.end(), {"-o", merged, "--json"});
+  for (auto _ : state) {
+    const auto [elapsed, run] = timed(PFMAB_BINARY, merge_args);
+    fs::remove(merged);
+    if (run.exit_code != 0) return fail(state, "the merge failed: " + run.err);
+    state.SetIterationTime(elapsed);
+  }
+  fs::remove_all(dir);
+  state.counters["reps_per_s"] = benchmark::Counter(
+      static_cast<double>(state.iterations() * replications_of(workload) * workload.cells),
+      benchmark::Counter::kIsRate);
+}
+
+void register_all() {
+  for (const auto& workload : workloads()) {
+    benchmark::RegisterBenchmark(
+        fmt::format("BM_Scaling/{}", workload.name).c_str(),
+        [&workload](benchmark::State& state) { BM_Scaling(state, workload); })
+        ->Iterations(1)
+        ->UseManualTime()
+        ->Unit(benchmark::kSecond);
+  }
+  benchmark::RegisterBenchmark("BM_Merge/aggregated/shards:4", BM_Merge)
+      ->Iterations(1)
+      ->UseManualTime()
+      ->Unit(benchmark::kSecond);
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
-  // This program's own flag, taken out before Benchmark sees the others.
-  constexpr std::string_view scale_flag = "--scale=";
-  int kept = 1;
-  for (int i = 1; i < argc; ++i) {
-    const std::string_view arg = argv[i];
-    if (arg.starts_with(scale_flag)) {
-      scale = std::strtod(argv[i] + scale_flag.size(), nullptr);
-      if (!(scale > 0)) {
-        std::cerr << "pfmab_scaling_bench: --scale must be a positive number\n";
-        return 2;
-      }
-    } else {
-      argv[kept++] = argv[i];
-    }
-  }
-  argc = kept;
-  benchmark::Initialize(&argc, argv);
-  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
-  register_all();
-  benchmark::RunSpecifiedBenchmarks();
-  benchmark::Shutdown();
-  return check_failed ? 1 : 0;
+  return pfmab::bench::run_benchmarks(argc, argv, "pfmab_scaling_bench",
+                                      {{"--scale=",
+                                        [](std::string_view value) -> std::string {
+                                          scale = std::strtod(std::string(value).c_str(), nullptr);
+                                          return scale > 0 ? "" : "--scale must be a positive number";
+                                        }}},
+                                      register_all, check_failed);
 }

@@ -35,12 +35,7 @@ std::vector<std::string> experiment(const std::string& seed) {
 
 std::vector<std::string> run_args(const fs::path& output, std::vector<std::string> extra = {},
                                   const std::string& seed = "11") {
-  std::vector<std::string> args{"run"};
-  const auto e = experiment(seed);
-  args.insert(args.end(), e.begin(), e.end());
-  args.insert(args.end(), {"-o", output.string()});
-  args.insert(args.end(), extra.begin(), extra.end());
-  return args;
+  return run_to(experiment(seed), output, extra);
 }
 
 // mpirun with two ranks of build/pfmab `args` (root may run it only when it
@@ -55,10 +50,6 @@ std::vector<std::string> mpirun_args(const std::vector<std::string>& args) {
 
 CliResult mpirun(const std::vector<std::string>& args) {
   return run_program(PFMAB_MPIEXEC, mpirun_args(args));
-}
-
-std::string digest(const CliResult& r) {
-  return nlohmann::json::parse(r.out)["digest"].get<std::string>();
 }
 
 // What the file holds: its digest and replications per cell.
@@ -98,7 +89,7 @@ class MpiRun : public ::testing::Test {
     const auto single = run_cli(run_args(*temp_ / "single.h5", {"--threads", "2"}));
     single_seconds_ = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     ASSERT_EQ(single.exit_code, 0) << single.err;
-    single_digest_ = new std::string(digest(single));
+    single_digest_ = new std::string(printed_digest(single));
   }
   static void TearDownTestSuite() {
     delete temp_;
@@ -118,7 +109,7 @@ TEST_F(MpiRun, TwoRanksGiveTheDigestOfOneProcess) {
   const auto output = *temp_ / "two-ranks.h5";
   const auto run = mpirun(run_args(output, {"--threads", "1"}));
   ASSERT_EQ(run.exit_code, 0) << run.err;
-  EXPECT_EQ(digest(run), *single_digest_) << "the report of rank 0";
+  EXPECT_EQ(printed_digest(run), *single_digest_) << "the report of rank 0";
   EXPECT_EQ(stored(output)["digest"], *single_digest_) << "the file";
   EXPECT_EQ(stored(output)["cells"], stored(*temp_ / "single.h5")["cells"]) << "its summaries";
 }
@@ -141,7 +132,7 @@ TEST_F(MpiRun, AKilledJobIsContinuedByTheSameCommandToTheDigestOfOneProcess) {
   EXPECT_LT(stored_replications(output), 1200u) << "the kill landed after the end";
   const auto again = run_program(PFMAB_MPIEXEC, args);
   ASSERT_EQ(again.exit_code, 0) << again.err;
-  EXPECT_EQ(digest(again), *single_digest_);
+  EXPECT_EQ(printed_digest(again), *single_digest_);
   EXPECT_EQ(stored(output)["digest"], *single_digest_);
 }
 
@@ -150,7 +141,7 @@ TEST_F(MpiRun, AShardSharedAmongRanksIsTheShardOfOneProcess) {
   ASSERT_EQ(alone.exit_code, 0) << alone.err;
   const auto shared = mpirun(run_args(*temp_ / "shard-mpi.h5", {"--shard", "1/3", "--threads", "2"}));
   ASSERT_EQ(shared.exit_code, 0) << shared.err;
-  EXPECT_EQ(digest(shared), digest(alone));
+  EXPECT_EQ(printed_digest(shared), printed_digest(alone));
 }
 
 TEST_F(MpiRun, ASetupErrorIsReportedOnceWithStatusTwoAndTheOutputUntouched) {

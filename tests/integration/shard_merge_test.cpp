@@ -37,16 +37,7 @@ std::vector<std::string> experiment(const std::string& seed = "7") {
 
 std::vector<std::string> run_args(const fs::path& output, std::vector<std::string> extra = {},
                                   const std::string& seed = "7") {
-  std::vector<std::string> args{"run"};
-  const auto e = experiment(seed);
-  args.insert(args.end(), e.begin(), e.end());
-  args.insert(args.end(), {"-o", output.string()});
-  args.insert(args.end(), extra.begin(), extra.end());
-  return args;
-}
-
-std::string digest(const CliResult& r) {
-  return nlohmann::json::parse(r.out)["digest"].get<std::string>();
+  return run_to(experiment(seed), output, extra);
 }
 
 std::string bytes_of(const fs::path& path) {
@@ -75,7 +66,7 @@ class ShardMerge : public ::testing::Test {
     temp_ = new TempDir("shards");
     const auto whole = run_cli(run_args(*temp_ / "whole.h5"));
     ASSERT_EQ(whole.exit_code, 0) << whole.err;
-    whole_digest_ = new std::string(digest(whole));
+    whole_digest_ = new std::string(printed_digest(whole));
     // in another order than their index, each on another thread count
     for (const auto& [shard, threads] : {std::pair{"2/3", "2"}, {"0/3", "1"}, {"1/3", "3"}}) {
       const auto part = *temp_ / ("part-" + std::string(1, shard[0]) + ".h5");
@@ -103,7 +94,7 @@ TEST_F(ShardMerge, ThreeShardsMergedAreTheSingleRun) {
   const auto r = run_cli({"merge", part(2).string(), part(0).string(), part(1).string(), "-o",
                           merged.string(), "--json"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_EQ(digest(r), *whole_digest_);
+  EXPECT_EQ(printed_digest(r), *whole_digest_);
 
   const io::ResultsReader single(*temp_ / "whole.h5"), joined(merged);
   EXPECT_EQ(joined.shard(), sim::Shard{});

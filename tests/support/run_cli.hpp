@@ -1,7 +1,10 @@
 #pragma once
 
+#include <filesystem>
 #include <string>
 #include <vector>
+
+#include <nlohmann/json.hpp>
 
 #include "spawn.hpp"
 
@@ -11,6 +14,22 @@ namespace pfmab::testing {
 // stderr.
 inline CliResult run_cli(const std::vector<std::string>& args) {
   return Spawned(PFMAB_BINARY, args).wait();
+}
+
+// `pfmab run` of an experiment given as flags, to `output`, then `extra`.
+inline std::vector<std::string> run_to(const std::vector<std::string>& experiment,
+                                       const std::filesystem::path& output,
+                                       const std::vector<std::string>& extra = {}) {
+  std::vector<std::string> args{"run"};
+  args.insert(args.end(), experiment.begin(), experiment.end());
+  args.insert(args.end(), {"-o", output.string()});
+  args.insert(args.end(), extra.begin(), extra.end());
+  return args;
+}
+
+// The digest a `--json` command printed.
+inline std::string printed_digest(const CliResult& r) {
+  return nlohmann::json::parse(r.out)["digest"].get<std::string>();
 }
 
 // Path of one of the paper's instances under ../shared/data.
