@@ -1,9 +1,9 @@
 // MPI runs through the real program under the real launcher (`mpirun
-// --oversubscribe -np 2`, the test's only way to have two ranks on any
-// machine): the output and digest are those of one process; a job killed
-// mid-run is continued by the same command to them; a shard shared among
-// ranks is the shard of one process; a setup error is reported once, with
-// status 2, and leaves the output as it was.
+// --oversubscribe -np 2` or 3: oversubscribed, any machine has the ranks):
+// the output and digest are those of one process; a job killed mid-run is
+// continued by the same command to them; a shard shared among ranks is the
+// shard of one process; a setup error is reported once, with status 2, and
+// leaves the output as it was.
 #include <dirent.h>
 #include <unistd.h>
 
@@ -40,16 +40,16 @@ std::vector<std::string> run_args(const fs::path& output, std::vector<std::strin
 
 // mpirun with two ranks of build/pfmab `args` (root may run it only when it
 // says so, as CI does).
-std::vector<std::string> mpirun_args(const std::vector<std::string>& args) {
-  std::vector<std::string> all{"--oversubscribe", "-np", "2"};
+std::vector<std::string> mpirun_args(const std::vector<std::string>& args, int ranks = 2) {
+  std::vector<std::string> all{"--oversubscribe", "-np", std::to_string(ranks)};
   if (::geteuid() == 0) all.push_back("--allow-run-as-root");
   all.push_back(PFMAB_BINARY);
   all.insert(all.end(), args.begin(), args.end());
   return all;
 }
 
-CliResult mpirun(const std::vector<std::string>& args) {
-  return run_program(PFMAB_MPIEXEC, mpirun_args(args));
+CliResult mpirun(const std::vector<std::string>& args, int ranks = 2) {
+  return run_program(PFMAB_MPIEXEC, mpirun_args(args, ranks));
 }
 
 // What the file holds: its digest and replications per cell.
@@ -112,6 +112,15 @@ TEST_F(MpiRun, TwoRanksGiveTheDigestOfOneProcess) {
   EXPECT_EQ(printed_digest(run), *single_digest_) << "the report of rank 0";
   EXPECT_EQ(stored(output)["digest"], *single_digest_) << "the file";
   EXPECT_EQ(stored(output)["cells"], stored(*temp_ / "single.h5")["cells"]) << "its summaries";
+}
+
+TEST_F(MpiRun, ThreeRanksGiveTheDigestOfOneProcess) {
+  // more ranks than cores, each asking for blocks the others are running
+  const auto output = *temp_ / "three-ranks.h5";
+  const auto run = mpirun(run_args(output, {"--threads", "1"}), 3);
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  EXPECT_EQ(printed_digest(run), *single_digest_);
+  EXPECT_EQ(stored(output)["digest"], *single_digest_);
 }
 
 TEST_F(MpiRun, AKilledJobIsContinuedByTheSameCommandToTheDigestOfOneProcess) {
