@@ -21,6 +21,7 @@
 #include "pfmab/io/results_file.hpp"
 #include "pfmab/io/writer_thread.hpp"
 #include "pfmab/model/means_table.hpp"
+#include "pfmab/mpi/launcher.hpp"
 #ifdef PFMAB_MPI
 #include "pfmab/mpi/distributed_run.hpp"
 #endif
@@ -427,12 +428,22 @@ int merge_command(const MergeFlags& f) {
 
 int main(int argc, char** argv) {
   World world;
+  const auto launch = mpi::launcher();
 #ifdef PFMAB_MPI
   // Only under an MPI launcher: the same program runs alone without one.
   std::optional<mpi::Session> session;
-  if (mpi::launched()) {
+  if (launch.launched) {
     session.emplace(argc, argv);
     world = {session->rank(), session->size()};
+  }
+#else
+  if (launch.ranks > 1) {
+    if (launch.rank != 0) return 2;  // one message for the job
+    std::cerr << fmt::format(
+        "pfmab: error: started as {} MPI ranks, but this pfmab was built without MPI, so each "
+        "would run the whole experiment (rebuild with -DPFMAB_MPI=ON, or run it alone)\n",
+        launch.ranks);
+    return 2;
   }
 #endif
   CLI::App app{"pfmab: Monte Carlo engine for personalized federated multi-armed bandits"};

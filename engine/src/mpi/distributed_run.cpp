@@ -289,12 +289,6 @@ void coordinate(std::span<const sim::Cell> cells, const sim::RunOptions& options
 
 }  // namespace
 
-bool launched() {
-  // Open MPI's mpirun, PMI (Slurm, MPICH) and PMIx launchers
-  return std::getenv("OMPI_COMM_WORLD_SIZE") || std::getenv("PMI_SIZE") ||
-         std::getenv("PMIX_RANK");
-}
-
 Session::Session(int& argc, char**& argv) {
   int provided = 0;
   check(MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided), "MPI_Init_thread");

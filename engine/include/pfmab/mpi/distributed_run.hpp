@@ -9,10 +9,6 @@
 // Built with -DPFMAB_MPI=ON only.
 namespace pfmab::mpi {
 
-// Whether this process was started by an MPI launcher (mpirun, srun): only
-// then does pfmab initialise MPI, so that the same program also runs alone.
-bool launched();
-
 // MPI for the life of the object: initialised with every thread allowed to
 // call it (the worker's pipeline calls it from its filters), finalised at
 // the end.
