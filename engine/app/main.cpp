@@ -10,8 +10,8 @@
 #include <vector>
 
 #include <CLI/CLI.hpp>
-#include <tbb/info.h>
 #include <fmt/format.h>
+#include <tbb/info.h>
 #include <toml++/toml.h>
 
 #include "pfmab/io/experiment.hpp"
@@ -433,7 +433,12 @@ int main(int argc, char** argv) {
   // Only under an MPI launcher: the same program runs alone without one.
   std::optional<mpi::Session> session;
   if (launch.launched) {
-    session.emplace(argc, argv);
+    try {
+      session.emplace(argc, argv);
+    } catch (const std::exception& e) {
+      std::cerr << "pfmab: error: " << e.what() << '\n';
+      return 1;
+    }
     world = {session->rank(), session->size()};
   }
 #else
