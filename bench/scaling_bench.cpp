@@ -92,11 +92,7 @@ std::pair<std::string, std::vector<std::string>> command(const Launch& launch,
                                                          std::vector<std::string> pfmab_args) {
   if (launch.ranks == 1) return {PFMAB_BINARY, pfmab_args};
 #ifdef PFMAB_MPIEXEC
-  std::vector<std::string> args{"--oversubscribe", "-np", std::to_string(launch.ranks)};
-  if (::geteuid() == 0) args.push_back("--allow-run-as-root");
-  args.push_back(PFMAB_BINARY);
-  args.insert(args.end(), pfmab_args.begin(), pfmab_args.end());
-  return {PFMAB_MPIEXEC, args};
+  return {PFMAB_MPIEXEC, pfmab::testing::mpirun_args(pfmab_args, launch.ranks)};
 #else
   return {};
 #endif

@@ -5,7 +5,6 @@
 // shard of one process; a setup error is reported once, with status 2, and
 // leaves the output as it was.
 #include <dirent.h>
-#include <unistd.h>
 
 #include <chrono>
 #include <fstream>
@@ -36,16 +35,6 @@ std::vector<std::string> experiment(const std::string& seed) {
 std::vector<std::string> run_args(const fs::path& output, std::vector<std::string> extra = {},
                                   const std::string& seed = "11") {
   return run_to(experiment(seed), output, extra);
-}
-
-// mpirun with two ranks of build/pfmab `args` (root may run it only when it
-// says so, as CI does).
-std::vector<std::string> mpirun_args(const std::vector<std::string>& args, int ranks = 2) {
-  std::vector<std::string> all{"--oversubscribe", "-np", std::to_string(ranks)};
-  if (::geteuid() == 0) all.push_back("--allow-run-as-root");
-  all.push_back(PFMAB_BINARY);
-  all.insert(all.end(), args.begin(), args.end());
-  return all;
 }
 
 CliResult mpirun(const std::vector<std::string>& args, int ranks = 2) {

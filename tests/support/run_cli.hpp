@@ -1,5 +1,7 @@
 #pragma once
 
+#include <unistd.h>
+
 #include <filesystem>
 #include <string>
 #include <vector>
@@ -31,6 +33,19 @@ inline std::vector<std::string> run_to(const std::vector<std::string>& experimen
 inline std::string printed_digest(const CliResult& r) {
   return nlohmann::json::parse(r.out)["digest"].get<std::string>();
 }
+
+#ifdef PFMAB_MPIEXEC
+// mpirun's arguments to start `ranks` ranks of build/pfmab `args`:
+// oversubscribed, so that any machine has the ranks, and allowed to run as
+// root when it is root (as CI is).
+inline std::vector<std::string> mpirun_args(const std::vector<std::string>& args, int ranks = 2) {
+  std::vector<std::string> all{"--oversubscribe", "-np", std::to_string(ranks)};
+  if (::geteuid() == 0) all.push_back("--allow-run-as-root");
+  all.push_back(PFMAB_BINARY);
+  all.insert(all.end(), args.begin(), args.end());
+  return all;
+}
+#endif
 
 // Path of one of the paper's instances under ../shared/data.
 inline std::string shared_data(const std::string& name) {
