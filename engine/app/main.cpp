@@ -277,13 +277,13 @@ struct RunSetup {
 // the report, with progress; alone, or coordinating the other ranks.
 int lead_run(const RunFlags& f, [[maybe_unused]] const World& world, RunSetup& setup) {
   auto& [experiment, cells, options, shard, writer] = setup;
-  const bool show_progress = !f.quiet && io::stderr_is_terminal();
+  const auto progress_as = io::progress_style(f.quiet);
   const auto total = sim::total(options.ranges);
   const auto asked = cells.size() * shard.range(experiment.replications).count();
   // A resumed run's earlier replications are only in the file: its report is
   // read back from there; any other run reports what its sink kept.
   const bool report_from_file = writer && writer->resumed();
-  if (report_from_file && show_progress) {
+  if (report_from_file && progress_as != io::ProgressStyle::none) {
     std::cerr << fmt::format("pfmab: continuing '{}': {} of {} replications are already there\n",
                              f.output, asked - total, asked);
   }
@@ -299,7 +299,7 @@ int lead_run(const RunFlags& f, [[maybe_unused]] const World& world, RunSetup& s
   options.completed = &completed;
   options.stop = &stop_requested;
   {
-    io::ProgressDisplay progress(completed, total, show_progress);
+    io::ProgressDisplay progress(completed, total, progress_as);
     std::optional<io::WriterThread> writing;
     if (writer) writing.emplace(*writer);
     const sim::ResultSink sink = [&](std::size_t c, std::uint64_t, sim::ReplicationResult&& r) {

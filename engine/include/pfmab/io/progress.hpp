@@ -5,17 +5,30 @@
 #include <condition_variable>
 #include <cstdint>
 #include <mutex>
+#include <string>
 #include <thread>
 
 namespace pfmab::io {
 
-// A progress line on stderr (done/total, rate, ETA), redrawn four times a
-// second by its own thread while a run goes on. Silent unless enabled; the
-// caller enables it only when stderr is a terminal.
+// How a run shows its progress on stderr.
+enum class ProgressStyle {
+  none,
+  redrawn,  // one line redrawn in place four times a second: a terminal
+  logged,   // a line of its own once a minute: a batch job's log file
+};
+
+// The style for this process's stderr: redrawn on a terminal, logged
+// otherwise, none when `quiet`.
+ProgressStyle progress_style(bool quiet);
+
+// Progress (done/total, rate, ETA) drawn on stderr by its own thread while a
+// run goes on, every `period` (by default the style's: 250 ms redrawn, 60 s
+// logged). A run shorter than one period logs nothing.
 class ProgressDisplay {
  public:
-  ProgressDisplay(const std::atomic<std::uint64_t>& done, std::uint64_t total, bool enabled);
-  ~ProgressDisplay();  // stops and clears the line
+  ProgressDisplay(const std::atomic<std::uint64_t>& done, std::uint64_t total,
+                  ProgressStyle style, std::chrono::milliseconds period = {});
+  ~ProgressDisplay();  // stops (and clears a redrawn line)
 
   ProgressDisplay(const ProgressDisplay&) = delete;
   ProgressDisplay& operator=(const ProgressDisplay&) = delete;
@@ -25,6 +38,7 @@ class ProgressDisplay {
 
   const std::atomic<std::uint64_t>& done_;
   std::uint64_t total_;
+  ProgressStyle style_;
   std::chrono::steady_clock::time_point start_;
   std::mutex mutex_;
   std::condition_variable wake_;
@@ -32,7 +46,7 @@ class ProgressDisplay {
   std::thread thread_;
 };
 
-// True when stderr is a terminal.
-bool stderr_is_terminal();
+// A remaining time as a person reads it: "19s", "12m05s", "3h02m".
+std::string duration_text(double seconds);
 
 }  // namespace pfmab::io
