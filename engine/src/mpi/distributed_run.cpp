@@ -10,6 +10,7 @@
 #include <cstring>
 #include <deque>
 #include <exception>
+#include <functional>
 #include <mutex>
 #include <optional>
 #include <stdexcept>
@@ -90,6 +91,34 @@ class BlockCollector {
   io::RowBlock rows_;
 };
 
+// The next block a rank runs, with its hand-out id; none when the run is
+// over. May wait (for rank 0's answer, or for the window to open).
+using NextBlock = std::function<std::optional<std::pair<std::uint64_t, sim::Block>>()>;
+// Takes a block's rows once its last replication is done, in the order the
+// blocks came.
+using FinishedBlock = std::function<void(std::uint64_t id, io::RowBlock&& rows)>;
+
+// A rank's share of the run, any rank's: the blocks `next` gives, run on the
+// rank's pipeline, their rows gathered and handed to `finished`.
+void run_share(std::span<const sim::Cell> cells, const sim::RunOptions& options,
+               const NextBlock& next, const FinishedBlock& finished) {
+  sim::RunOptions own = options;
+  own.stop = nullptr;       // rank 0's hand-out decides when the run stops
+  own.completed = nullptr;  // rank 0 counts the rows as they reach its sink
+  BlockCollector collector(cells);
+  sim::run_blocks(
+      cells, own,
+      [&]() -> std::optional<sim::Block> {
+        const auto block = next();
+        if (!block) return std::nullopt;
+        collector.started(block->first, block->second);
+        return block->second;
+      },
+      [&](std::size_t, std::uint64_t, sim::ReplicationResult&& result) {
+        if (auto done = collector.add(result)) finished(done->first, std::move(done->second));
+      });
+}
+
 // A rank other than 0: asks rank 0 for blocks (one asked ahead, so that the
 // next is there when the current one is handed to the pipeline), runs them,
 // sends their rows back.
@@ -102,9 +131,7 @@ void work(std::span<const sim::Cell> cells, const sim::RunOptions& options) {
     check(MPI_Send(nullptr, 0, MPI_BYTE, 0, kRequest, MPI_COMM_WORLD), "MPI_Send");
     check(MPI_Irecv(reply, 5, MPI_UINT64_T, 0, kReply, MPI_COMM_WORLD, &pending), "MPI_Irecv");
   };
-  BlockCollector collector(cells);
-  ask();
-  const sim::BlockSource source = [&]() -> std::optional<sim::Block> {
+  const NextBlock next = [&]() -> std::optional<std::pair<std::uint64_t, sim::Block>> {
     if (pending == MPI_REQUEST_NULL) return std::nullopt;  // "none left" came
     Backoff backoff;
     for (int done = 0;;) {
@@ -116,8 +143,8 @@ void work(std::span<const sim::Cell> cells, const sim::RunOptions& options) {
       backoff.idle();
     }
     if (reply[0] == 0) return std::nullopt;
-    const sim::Block block{static_cast<std::size_t>(reply[2]), {reply[3], reply[4]}};
-    collector.started(reply[1], block);
+    const std::pair<std::uint64_t, sim::Block> block{
+        reply[1], {static_cast<std::size_t>(reply[2]), {reply[3], reply[4]}}};
     ask();
     return block;
   };
@@ -135,25 +162,23 @@ void work(std::span<const sim::Cell> cells, const sim::RunOptions& options) {
       if (done) sending.pop_front();
     }
   };
-  sim::run_blocks(cells, options, source,
-                  [&](std::size_t, std::uint64_t, sim::ReplicationResult&& result) {
-                    auto finished = collector.add(result);
-                    if (!finished) return;
-                    Outgoing out;
-                    out.bytes.resize(sizeof(std::uint64_t));
-                    std::memcpy(out.bytes.data(), &finished->first, sizeof(std::uint64_t));
-                    finished->second.write_bytes(out.bytes);
-                    if (out.bytes.size() > static_cast<std::size_t>(INT_MAX)) {
-                      throw std::runtime_error(
-                          "a block's rows exceed 2 GiB, more than one MPI message holds");
-                    }
-                    const std::lock_guard lock(mpi);
-                    reap_sent();
-                    auto& posted = sending.emplace_back(std::move(out));
-                    check(MPI_Isend(posted.bytes.data(), static_cast<int>(posted.bytes.size()),
-                                    MPI_BYTE, 0, kRows, MPI_COMM_WORLD, &posted.request),
-                          "MPI_Isend");
-                  });
+  const FinishedBlock send = [&](std::uint64_t id, io::RowBlock&& rows) {
+    Outgoing out;
+    out.bytes.resize(sizeof id);
+    std::memcpy(out.bytes.data(), &id, sizeof id);
+    rows.write_bytes(out.bytes);
+    if (out.bytes.size() > static_cast<std::size_t>(INT_MAX)) {
+      throw std::runtime_error("a block's rows exceed 2 GiB, more than one MPI message holds");
+    }
+    const std::lock_guard lock(mpi);
+    reap_sent();
+    auto& posted = sending.emplace_back(std::move(out));
+    check(MPI_Isend(posted.bytes.data(), static_cast<int>(posted.bytes.size()), MPI_BYTE, 0,
+                    kRows, MPI_COMM_WORLD, &posted.request),
+          "MPI_Isend");
+  };
+  ask();
+  run_share(cells, options, next, send);
   for (auto& out : sending) {
     check(MPI_Wait(&out.request, MPI_STATUS_IGNORE), "MPI_Wait");
   }
@@ -171,15 +196,10 @@ void coordinate(std::span<const sim::Cell> cells, const sim::RunOptions& options
   std::exception_ptr local_error;
   std::thread local([&] {
     try {
-      BlockCollector collector(cells);
-      sim::RunOptions own = options;
-      own.stop = nullptr;  // the hand-out stops instead
-      own.completed = nullptr;
-      sim::run_blocks(
-          cells, own,
-          [&]() -> std::optional<sim::Block> {
-            Backoff backoff;
-            for (;;) {
+      run_share(
+          cells, options,
+          [&]() -> std::optional<std::pair<std::uint64_t, sim::Block>> {
+            for (Backoff backoff;; backoff.idle()) {
               BlockHandout::Answer answer;
               {
                 const std::lock_guard lock(handout_mutex);
@@ -187,17 +207,13 @@ void coordinate(std::span<const sim::Cell> cells, const sim::RunOptions& options
               }
               if (answer.status == BlockHandout::Status::done) return std::nullopt;
               if (answer.status == BlockHandout::Status::block) {
-                collector.started(answer.id, answer.block);
-                return answer.block;
+                return std::pair{answer.id, answer.block};
               }
-              backoff.idle();
             }
           },
-          [&](std::size_t, std::uint64_t, sim::ReplicationResult&& result) {
-            if (auto finished = collector.add(result)) {
-              const std::lock_guard lock(handout_mutex);
-              handout.finished(finished->first, std::move(finished->second));
-            }
+          [&](std::uint64_t id, io::RowBlock&& rows) {
+            const std::lock_guard lock(handout_mutex);
+            handout.finished(id, std::move(rows));
           });
     } catch (...) {
       local_error = std::current_exception();
@@ -328,10 +344,7 @@ void run_distributed(std::span<const sim::Cell> cells, const sim::RunOptions& op
     if (whole.ranges.empty()) whole.ranges.assign(cells.size(), {0, options.replications});
     coordinate(cells, whole, ranks, sink);
   } else {
-    sim::RunOptions own = options;
-    own.stop = nullptr;  // rank 0 decides when the run stops
-    own.completed = nullptr;
-    work(cells, own);
+    work(cells, options);
   }
 }
 
