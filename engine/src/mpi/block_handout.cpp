@@ -25,30 +25,29 @@ BlockHandout::Answer BlockHandout::next(int who) {
     if (++next_cell_ < ranges_.size()) next_replication_ = ranges_[next_cell_].first;
   }
   if (stopped_ || next_cell_ == ranges_.size()) return {};
-  if (next_id_ - popped_ >= window_ && holders_.count(popped_) && holders_.at(popped_) != who) {
-    return {Status::wait, 0, {}};
+  if (next_id_ - popped_ >= window_) {
+    const auto& oldest = out_.at(popped_);  // the window is full, so it is out
+    if (!oldest.rows && oldest.holder != who) return {Status::wait, 0, {}};
   }
   const auto end = next_replication_ +
                    block_size(ranges_[next_cell_].end - next_replication_, ranks_, threads_);
   Answer answer{Status::block, next_id_++, {next_cell_, {next_replication_, end}}};
   next_replication_ = end;
-  holders_[answer.id] = who;
-  blocks_[answer.id] = answer.block;
+  out_.emplace(answer.id, Out{answer.block, who, std::nullopt});
   return answer;
 }
 
 void BlockHandout::finished(std::uint64_t id, io::RowBlock rows) {
-  holders_.erase(id);
-  held_.emplace(id, std::move(rows));
+  out_.at(id).rows = std::move(rows);
 }
 
 std::optional<std::pair<sim::Block, io::RowBlock>> BlockHandout::pop_in_order() {
-  const auto it = held_.find(popped_);
-  if (it == held_.end()) return std::nullopt;
-  std::pair<sim::Block, io::RowBlock> out{blocks_.at(popped_), std::move(it->second)};
-  held_.erase(it);
-  blocks_.erase(popped_++);
-  return out;
+  const auto it = out_.find(popped_);
+  if (it == out_.end() || !it->second.rows) return std::nullopt;
+  std::pair<sim::Block, io::RowBlock> next{it->second.block, std::move(*it->second.rows)};
+  out_.erase(it);
+  ++popped_;
+  return next;
 }
 
 }  // namespace pfmab::mpi

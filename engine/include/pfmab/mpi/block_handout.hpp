@@ -2,7 +2,6 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <deque>
 #include <map>
 #include <optional>
 #include <span>
@@ -56,7 +55,9 @@ class BlockHandout {
   void stop() { stopped_ = true; }
   // Every block handed out has come back and been popped, and none is left
   // (or the run was stopped).
-  bool complete() const { return (stopped_ || next_cell_ == ranges_.size()) && popped_ == next_id_; }
+  bool complete() const {
+    return (stopped_ || next_cell_ == ranges_.size()) && popped_ == next_id_;
+  }
 
  private:
   std::vector<sim::ReplicationRange> ranges_;
@@ -67,9 +68,13 @@ class BlockHandout {
   std::uint64_t next_replication_ = 0;
   std::uint64_t next_id_ = 0;
   std::uint64_t popped_ = 0;
-  std::map<std::uint64_t, sim::Block> blocks_;  // handed out, not yet popped
-  std::map<std::uint64_t, int> holders_;        // out, not back: id -> process
-  std::map<std::uint64_t, io::RowBlock> held_;  // back, not yet popped
+  // A block handed out and not yet popped: who holds it, its rows once back.
+  struct Out {
+    sim::Block block;
+    int holder;
+    std::optional<io::RowBlock> rows;
+  };
+  std::map<std::uint64_t, Out> out_;  // by id
   bool stopped_ = false;
 };
 
