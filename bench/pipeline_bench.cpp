@@ -44,7 +44,6 @@
 #include <cstdint>
 #include <cstdlib>
 #include <filesystem>
-#include <iostream>
 #include <numeric>
 #include <span>
 #include <string>
