@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "pfmab/util/error.hpp"
+#include "pfmab/util/excerpt.hpp"
 
 namespace pfmab::algorithms {
 
@@ -29,7 +30,7 @@ AlgorithmKind parse_algorithm_kind(std::string_view name) {
   }
   throw UserError(fmt::format(
       "unknown algorithm '{}' (expected pf-ucb, pf-ucb-enhanced, local-ucb or centralized-ucb)",
-      name));
+      excerpt(name)));
 }
 
 void validate(const Participation& participation, std::size_t clients_in_game) {
