@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include "pfmab/model/limits.hpp"
 #include "pfmab/util/error.hpp"
 
 namespace pfmab::algorithms {
@@ -44,10 +45,8 @@ void validate(const Participation& participation, std::size_t clients_in_game) {
     }
     return;
   }
-  const double q = participation.probability;
-  if (!(std::isfinite(q) && q > 0.0 && q <= 1.0)) {
-    throw UserError(fmt::format("participation probability q = {} must be in (0, 1]", q));
-  }
+  limits::check(participation.probability, "participation probability q",
+                limits::participation);
 }
 
 }  // namespace pfmab::algorithms

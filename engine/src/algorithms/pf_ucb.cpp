@@ -7,17 +7,23 @@
 
 #include <fmt/format.h>
 
+#include "pfmab/model/limits.hpp"
 #include "pfmab/model/mixed_model.hpp"
 #include "pfmab/util/error.hpp"
 
 namespace pfmab::algorithms {
 namespace {
 
-// ceil(x) as a slot count. Lengths beyond any horizon (T <= 2^62 slots) are
-// capped, which cannot change a run: the horizon cuts such a phase anyway.
-std::uint64_t ceil_to_slots(double x) {
+// ceil(weight f), f = f(p) times a length factor, as a slot count. A zero
+// weight (alpha = 0 or 1) is no pulls, also where f overflowed to infinity.
+// Lengths beyond any horizon (T <= 2^62 slots) are capped, which cannot
+// change a run: the horizon cuts such a phase anyway. The ranges of
+// docs/limits.md keep f finite or +infinity and > 0, never NaN.
+std::uint64_t ceil_to_slots(double weight, double f) {
+  if (weight == 0.0) return 0;
   constexpr double cap = 0x1p62;
-  return x >= cap ? static_cast<std::uint64_t>(cap) : static_cast<std::uint64_t>(std::ceil(x));
+  const double x = weight * f;
+  return x < cap ? static_cast<std::uint64_t>(std::ceil(x)) : static_cast<std::uint64_t>(cap);
 }
 
 }  // namespace
@@ -57,20 +63,17 @@ PfUcbRule::PfUcbRule(const PfUcbParams& params, double alpha, std::size_t client
 }
 
 void validate_confidence_constant(double constant) {
-  if (!(std::isfinite(constant) && constant > 0.0)) {
-    throw UserError(fmt::format("confidence constant {} must be a finite number > 0", constant));
-  }
+  limits::check(constant, "confidence constant c_B", limits::confidence_constant);
 }
 
 std::uint64_t PfUcbRule::global_rounds(std::uint64_t phase, double factor) const {
-  const double rounds = (1.0 - alpha_) * schedule_.f(phase) * factor;
-  return ceil_to_slots(params_.lengths == Lengths::paper ? rounds : rounds / clients_);
+  const double weight = params_.lengths == Lengths::paper ? 1.0 - alpha_ : (1.0 - alpha_) / clients_;
+  return ceil_to_slots(weight, schedule_.f(phase) * factor);
 }
 
 std::uint64_t PfUcbRule::local_rounds(std::uint64_t phase, double factor) const {
-  return ceil_to_slots(params_.lengths == Lengths::paper
-                           ? clients_ * alpha_ * schedule_.f(phase) * factor
-                           : alpha_ * schedule_.f(phase) * factor);
+  const double weight = params_.lengths == Lengths::paper ? clients_ * alpha_ : alpha_;
+  return ceil_to_slots(weight, schedule_.f(phase) * factor);
 }
 
 double PfUcbRule::confidence_radius(std::uint64_t phase) const {
