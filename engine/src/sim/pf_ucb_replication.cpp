@@ -15,6 +15,7 @@
 #include "pfmab/sim/barrier.hpp"
 #include "pfmab/sim/exploration.hpp"
 #include "pfmab/sim/waiting.hpp"
+#include "pfmab/util/checked.hpp"
 
 namespace pfmab::sim {
 namespace {
@@ -29,8 +30,10 @@ using algorithms::PfUcbClient;
 // another.
 class PfUcbReplication {
  public:
-  PfUcbReplication(const Cell& cell, std::uint64_t seed, std::uint64_t replication)
+  PfUcbReplication(const Cell& cell, std::uint64_t seed, std::uint64_t replication,
+                   const StopToken& stop)
       : cell_(cell),
+        stop_(stop),
         preset_(cell.rule().params().preset),
         alpha_(cell.algorithm_alpha()),
         full_participation_(cell.spec().participation.full(cell.instance().clients())),
@@ -76,10 +79,12 @@ class PfUcbReplication {
       play_out();
       return;
     }
+    stop_.throw_if_requested();  // phases can number up to T
     ++phase_;
     choose_participants();
     plan_exploration();
-    completes_ = longest_ <= trajectory_.horizon() - trajectory_.now();
+    remaining_ = trajectory_.horizon() - trajectory_.now();
+    completes_ = longest_ <= remaining_;
     if (!algorithms::exploitation_feeds_means(preset_)) {
       for (std::size_t m = 0; m < clients_.size(); ++m) {
         plays_[m].waiting.clear();
@@ -161,7 +166,7 @@ class PfUcbReplication {
                              [&](double factor) { return rule().global_rounds(phase_, factor); });
       play.local = run_over(clients_[m].active(), m, local_counts_[m],
                             [&](double factor) { return rule().local_rounds(phase_, factor); });
-      exploration_[m] = play.global.slots() + play.local.slots();
+      exploration_[m] = saturating_add(play.global.slots(), play.local.slots());
       longest_ = std::max(longest_, exploration_[m]);  // L_max
     }
   }
@@ -169,22 +174,42 @@ class PfUcbReplication {
   // Steps 1-3 at client m: global then local exploration, the means sent;
   // under the authors' rule also its waiting, which reads every reward.
   void explore(std::size_t m) {
+    if (completes_ || exploration_[m] < remaining_) {
+      draw_phase(m);
+    } else {
+      // The horizon cuts this phase (only the authors' rule draws such a
+      // phase, for its waiting) before client m's waiting begins: nothing m
+      // would draw is ever observed, and its plan may be 2^64 pulls long.
+      plays_[m].waiting.clear();
+    }
+    if (!barrier_.arrive()) return;
+    server_step();
+  }
+
+  void draw_phase(std::size_t m) {
     auto& client = clients_[m];
+    const auto fidelity = cell_.spec().fidelity;
     for (const Run* run : {&plays_[m].global, &plays_[m].local}) {
       if (run->slots() == 0) continue;
       std::vector<double> sums(run->arms.size());
-      draw_reward_sums(cell_.spec().fidelity, cell_.instance(), m, streams_[m], *run, sums);
+      draw_reward_sums(fidelity, cell_.instance(), m, streams_[m], *run, sums, stop_);
       for (std::size_t i = 0; i < run->arms.size(); ++i) {
         client.record(run->arms[i], run->pulls(i), sums[i]);
       }
     }
     if (algorithms::exploitation_feeds_means(preset_)) {
+      std::uint64_t waiting = longest_ - exploration_[m];
+      // Per pull, the waiting past the horizon would be drawn slot by slot
+      // and never observed: it is left out (the draws before the horizon are
+      // the same). The aggregated waiting costs the same at any length, and
+      // its draws depend on the length: it is kept whole, for the same bits.
+      if (!completes_ && fidelity == Fidelity::per_pull) {
+        waiting = std::min(waiting, remaining_ - exploration_[m]);
+      }
       plays_[m].waiting.clear();
-      wait_exploiting(cell_.spec().fidelity, cell_.instance(), m, streams_[m], client, alpha_,
-                      longest_ - exploration_[m], plays_[m].waiting);
+      wait_exploiting(fidelity, cell_.instance(), m, streams_[m], client, alpha_, waiting,
+                      plays_[m].waiting, stop_);
     }
-    if (!barrier_.arrive()) return;
-    server_step();
   }
 
   // Step 5 and the phase's accounts: 2 exchanges per participant (statistics,
@@ -247,6 +272,7 @@ class PfUcbReplication {
   static constexpr std::uint64_t kRoundsPerPhase = 2;
 
   const Cell& cell_;
+  StopToken stop_;
   algorithms::Preset preset_;
   double alpha_;  // the algorithm's
   bool full_participation_;
@@ -262,6 +288,7 @@ class PfUcbReplication {
   std::vector<std::vector<std::uint64_t>> global_counts_, local_counts_;  // enhanced lengths
   std::vector<std::uint64_t> exploration_;                                // L_m
   std::uint64_t longest_ = 0;                                             // L_max
+  std::uint64_t remaining_ = 0;  // slots left when the phase starts
   bool completes_ = true;
   std::vector<std::uint32_t> participants_;
   std::vector<bool> participates_;
@@ -273,8 +300,9 @@ class PfUcbReplication {
 
 }  // namespace
 
-ReplicationResult run_pf_ucb(const Cell& cell, std::uint64_t seed, std::uint64_t replication) {
-  return PfUcbReplication(cell, seed, replication).run();
+ReplicationResult run_pf_ucb(const Cell& cell, std::uint64_t seed, std::uint64_t replication,
+                             const StopToken& stop) {
+  return PfUcbReplication(cell, seed, replication, stop).run();
 }
 
 }  // namespace pfmab::sim
