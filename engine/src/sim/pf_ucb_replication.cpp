@@ -4,7 +4,6 @@
 #include <span>
 #include <vector>
 
-#include <boost/random/uniform_int_distribution.hpp>
 #include <oneapi/tbb/task_arena.h>
 #include <oneapi/tbb/task_group.h>
 #include <pcg_random.hpp>
@@ -14,6 +13,7 @@
 #include "pfmab/rng/streams.hpp"
 #include "pfmab/sim/barrier.hpp"
 #include "pfmab/sim/exploration.hpp"
+#include "pfmab/sim/participants.hpp"
 #include "pfmab/sim/waiting.hpp"
 
 namespace pfmab::sim {
@@ -101,31 +101,9 @@ class PfUcbReplication {
   }
 
   void choose_participants() {
-    const std::size_t count = clients_.size();
+    draw_participants(cell_.spec().participation, server_stream_, participates_);
     participants_.clear();
-    const auto& participation = cell_.spec().participation;
-    if (full_participation_) {
-      std::fill(participates_.begin(), participates_.end(), true);
-    } else if (participation.clients) {
-      // S of M uniformly: a partial Fisher-Yates shuffle
-      std::vector<std::uint32_t> order(count);
-      for (std::uint32_t m = 0; m < count; ++m) order[m] = m;
-      for (std::size_t i = 0; i < *participation.clients; ++i) {
-        boost::random::uniform_int_distribution<std::size_t> pick(i, count - 1);
-        std::swap(order[i], order[pick(server_stream_)]);
-      }
-      std::fill(participates_.begin(), participates_.end(), false);
-      for (std::size_t i = 0; i < *participation.clients; ++i) participates_[order[i]] = true;
-    } else {
-      // each client with probability q; a phase nobody would take part in is
-      // drawn again (the phase needs someone to explore)
-      do {
-        for (std::size_t m = 0; m < count; ++m) {
-          participates_[m] = rng::uniform01(server_stream_) < participation.probability;
-        }
-      } while (std::none_of(participates_.begin(), participates_.end(), [](bool p) { return p; }));
-    }
-    for (std::uint32_t m = 0; m < count; ++m) {
+    for (std::uint32_t m = 0; m < clients_.size(); ++m) {
       if (participates_[m]) participants_.push_back(m);
     }
   }
