@@ -33,6 +33,19 @@ AlgorithmKind parse_algorithm_kind(std::string_view name) {
       name));
 }
 
+std::string_view to_string(Aggregation aggregation) {
+  return aggregation == Aggregation::latest ? "latest" : "participants";
+}
+
+Aggregation parse_aggregation(std::string_view name) {
+  if (name == "latest") return Aggregation::latest;
+  if (name == "participants") return Aggregation::participants;
+  throw UserError(
+      fmt::format("unknown aggregation '{}' (expected 'latest', every client's last report, or "
+                  "'participants', this phase's only)",
+                  name));
+}
+
 void validate(const Participation& participation, std::size_t clients_in_game) {
   if (participation.clients) {
     if (participation.probability != 1.0) {

@@ -26,6 +26,13 @@ std::uint64_t ceil_to_slots(double weight, double f) {
   return x < cap ? static_cast<std::uint64_t>(std::ceil(x)) : static_cast<std::uint64_t>(cap);
 }
 
+// 0, 1, ..., count - 1
+std::vector<std::uint32_t> first_indices(std::size_t count) {
+  std::vector<std::uint32_t> indices(count);
+  std::iota(indices.begin(), indices.end(), 0u);
+  return indices;
+}
+
 }  // namespace
 
 std::string_view to_string(Preset preset) {
@@ -78,6 +85,18 @@ std::uint64_t PfUcbRule::local_rounds(std::uint64_t phase, double factor) const 
 
 double PfUcbRule::confidence_radius(std::uint64_t phase) const {
   return confidence_radius_at(schedule_.cumulative(phase));
+}
+
+double PfUcbRule::confidence_radius_latest(double own, double mean_inverse) const {
+  // The proof of Lemma 1 with per-client schedules (docs/algorithms.md): the
+  // mixed estimate's variance proxy is at most 1/(M F'_m) (paper lengths) or
+  // 1/F'_m (large-M), with 1/F'_m = alpha/F_m + (1 - alpha) H. A zero weight
+  // drops its term, also when the term is infinite (0 * inf is NaN).
+  auto weighted = [](double weight, double inverse) {
+    return weight == 0.0 ? 0.0 : weight * inverse;
+  };
+  const double inverse = weighted(alpha_, 1.0 / own) + weighted(1.0 - alpha_, mean_inverse);
+  return confidence_radius_at(1.0 / inverse);
 }
 
 double PfUcbRule::confidence_radius_at(double cumulative) const {
@@ -183,27 +202,38 @@ std::vector<double> PfUcbClient::gap_estimates(double radius) const {
 }
 
 PfUcbServer::PfUcbServer(std::size_t arms, std::size_t clients)
-    : active_(arms), global_means_(arms, 0.0), gaps_(clients, std::vector<double>(arms, 1.0)) {
+    : active_(arms),
+      global_means_(arms, 0.0),
+      reports_(clients, std::vector<std::optional<double>>(arms)),
+      gaps_(clients, std::vector<double>(arms, 1.0)) {
   std::iota(active_.begin(), active_.end(), 0u);
 }
 
 void PfUcbServer::aggregate(std::span<const PfUcbClient> clients,
-                            std::span<const std::uint32_t> participants, Preset preset) {
-  auto mean_over_participants = [&](std::uint32_t k) {
+                            std::span<const std::uint32_t> participants, Preset preset,
+                            Aggregation aggregation) {
+  // server.py averages every arm's local means; Algorithm 2 those of A(p)
+  const auto arms =
+      eliminates_against_all_arms(preset) ? first_indices(global_means_.size()) : active_;
+  for (const auto m : participants) {
+    for (const auto k : arms) {
+      if (clients[m].pulls(k) > 0) reports_[m][k] = clients[m].sample_mean(k);
+    }
+  }
+  // Both pools are in increasing client order, so that under full
+  // participation they sum the same numbers in the same order.
+  const auto pool = aggregation == Aggregation::latest
+                        ? first_indices(clients.size())
+                        : std::vector<std::uint32_t>(participants.begin(), participants.end());
+  for (const auto k : arms) {
     double sum = 0.0;
     std::size_t count = 0;
-    for (const auto m : participants) {
-      if (clients[m].pulls(k) == 0) continue;
-      sum += clients[m].sample_mean(k);
+    for (const auto n : pool) {
+      if (!reports_[n][k]) continue;  // no report of arm k yet
+      sum += *reports_[n][k];
       ++count;
     }
     if (count > 0) global_means_[k] = sum / static_cast<double>(count);
-  };
-  if (eliminates_against_all_arms(preset)) {
-    // server.py averages every arm's local means
-    for (std::uint32_t k = 0; k < global_means_.size(); ++k) mean_over_participants(k);
-  } else {
-    for (const auto k : active_) mean_over_participants(k);
   }
 }
 

@@ -41,6 +41,7 @@ const std::vector<std::string> sweep_keys{
     "algorithm.lengths",
     "participation.probability",
     "participation.clients",
+    "participation.aggregate",
 };
 
 namespace {
@@ -54,7 +55,7 @@ const std::map<std::string, std::vector<std::string>> known_keys{
     {"algorithm",
      {"name", "preset", "alpha", "schedule", "lambda", "schedule_factor", "confidence_constant",
       "log_term", "lengths"}},
-    {"participation", {"probability", "clients"}},
+    {"participation", {"probability", "clients", "aggregate"}},
     {"checkpoints", {"log_points", "linear_points"}},
 };
 
@@ -284,6 +285,7 @@ const toml::table& default_values() {
     lengths = "paper"
     [participation]
     probability = 1.0
+    aggregate = "latest"
     [checkpoints]
     log_points = 40
     linear_points = 20
@@ -496,6 +498,9 @@ Experiment load_experiment(const std::optional<std::filesystem::path>& file,
   const auto participant_counts = each_optional("participation.clients", [&](const toml::node& n) {
     return reader.count(n, "participation.clients", 1);
   });
+  const auto aggregations = each("participation.aggregate", [&](const toml::node& n) {
+    return algorithms::parse_aggregation(reader.string(n, "participation.aggregate"));
+  });
 
   // The instances: means x rewards x sigma, each checked against its family.
   std::vector<std::vector<std::vector<std::shared_ptr<const model::Instance>>>> instances(
@@ -545,7 +550,8 @@ Experiment load_experiment(const std::optional<std::filesystem::path>& file,
     params.log_term = log_terms[index("algorithm.log_term")];
     params.lengths = lengths[index("algorithm.lengths")];
     spec.participation = {probabilities[index("participation.probability")],
-                          participant_counts[index("participation.clients")]};
+                          participant_counts[index("participation.clients")],
+                          aggregations[index("participation.aggregate")]};
     spec.checkpoints = checkpoints;
     spec.fidelity = fidelity;
     const auto cell_index = experiment.cells.size();
@@ -567,6 +573,10 @@ Experiment load_experiment(const std::optional<std::filesystem::path>& file,
       participation["clients"] = *spec.participation.clients;
     } else {
       participation["probability"] = spec.participation.probability;
+    }
+    // Moot with every client: left out, so that such cells read as before.
+    if (!spec.participation.full(spec.instance->clients())) {
+      participation["aggregate"] = algorithms::to_string(spec.participation.aggregation);
     }
     experiment.canonical["cells"].push_back({
         {"algorithm", algorithms::to_string(spec.algorithm)},

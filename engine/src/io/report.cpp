@@ -42,6 +42,9 @@ void describe_algorithm(CellReport& report, const nlohmann::json& parameters) {
   } else if (participation["probability"] != 1.0) {
     parts.push_back(fmt::format("q={}", participation["probability"].get<double>()));
   }
+  if (participation.value("aggregate", "latest") == "participants") {
+    parts.push_back("participants' means");
+  }
   if (parameters["algorithm_alpha"] != parameters["alpha"]) {
     parts.push_back(fmt::format("run at alpha {}", parameters["algorithm_alpha"].get<double>()));
   }
