@@ -27,6 +27,7 @@
 #endif
 #include "pfmab/sim/runner.hpp"
 #include "pfmab/util/error.hpp"
+#include "pfmab/util/excerpt.hpp"
 #include "pfmab/util/parse.hpp"
 #include "pfmab/util/version.hpp"
 
@@ -510,7 +511,9 @@ int main(int argc, char** argv) {
   } catch (const CLI::CallForVersion& e) {
     return world.leader() ? app.exit(e) : 0;
   } catch (const CLI::ParseError& e) {
-    if (world.leader()) std::cerr << "pfmab: error: " << e.what() << " (see pfmab --help)\n";
+    if (world.leader()) {
+      std::cerr << "pfmab: error: " << excerpt(e.what(), message_chars) << " (see pfmab --help)\n";
+    }
     return 2;
   }
   try {
@@ -527,10 +530,10 @@ int main(int argc, char** argv) {
   } catch (const ReportedElsewhere& e) {
     return e.status;
   } catch (const UserError& e) {
-    std::cerr << "pfmab: error: " << e.what() << '\n';
+    std::cerr << "pfmab: error: " << excerpt(e.what(), message_chars) << '\n';
     return 2;
   } catch (const std::exception& e) {
-    std::cerr << "pfmab: internal error: " << e.what() << '\n';
+    std::cerr << "pfmab: internal error: " << excerpt(e.what(), message_chars) << '\n';
     return 1;
   }
 }

@@ -1,6 +1,8 @@
 // The real program on bad input: every mistake gets exactly one line on
 // stderr, "pfmab: error: ..." naming what is wrong and where, exit status 2,
 // nothing on stdout -- never a crash, a stack trace or a multi-line dump.
+// The line is short and printable whatever the values hold: newlines,
+// control bytes and invalid UTF-8 are escaped, long values cut.
 //
 // The cases are a table (ErrorCase); one parameterised test checks them all.
 // Cases that need a means file carry its text: the fixture writes it to a
@@ -19,6 +21,7 @@
 
 #include <gtest/gtest.h>
 
+#include "printable.hpp"
 #include "run_cli.hpp"
 #include "temp_dir.hpp"
 
@@ -85,6 +88,9 @@ struct ErrorCase {
   std::vector<std::string> args;         // after "pfmab"
   std::vector<std::string> expected;     // words the one line must contain
   std::optional<std::string> means_csv;  // text of {dir}/means.csv, if any
+  // CLI11's own messages quote a flag's value in full: the command line cuts
+  // the whole line at 1,000 characters (pfmab::message_chars)
+  std::size_t max_length = 600;
 };
 
 // Just the name: CTest's test names end in "# GetParam() = <this>".
@@ -222,6 +228,39 @@ std::vector<ErrorCase> error_cases() {
       {"bounds_unknown_option",
        {"bounds", "--means", shared_data("synthetic_4x9.csv"), "--quiet"},
        {"--quiet"}},
+
+      // hostile values: escaped, cut, bounded
+      {"rewards_with_control_bytes",
+       run_args({{"--rewards", "gauss\x01\x1b[2J"}}),
+       {"unknown reward family 'gauss\\x01\\x1b[2J'"}},
+      {"schedule_with_a_newline",
+       run_args({{"--schedule", "doubling\nlog"}}),
+       {"unknown schedule 'doubling\\nlog'"}},
+      {"horizon_of_100000_digits",
+       run_args({{"--horizon", std::string(100'000, '9')}}),
+       {"horizon T '" + std::string(60, '9') + "...'", "whole number"}},
+      {"means_path_with_a_newline",
+       run_args({{"--means", "{dir}/no\nsuch.csv"}}),
+       {"cannot read means file '{dir}/no\\nsuch.csv'"}},
+      {"means_inline_with_invalid_utf8",
+       run_args({{"--means", std::nullopt}, {"--means-inline", "0.1,\xc3(;0.2,0.3"}}),
+       {"--means-inline row 1", "column 2", "'\\xc3(' is not a number"}},
+      {"means_file_with_a_nul_byte",
+       run_on_file(),
+       {csv + ":1:", "column 1", "'\\x00' is not a number"},
+       std::string(1, '\0') + ",0.1\n0.2,0.3\n"},
+      {"means_file_larger_than_16_MiB",
+       run_on_file(),
+       {"means file '" + csv + "' is larger than 16 MiB"},
+       std::string((16 << 20) + 1, '#')},
+      {"means_file_endless", run_args({{"--means", "/dev/zero"}}), {"'/dev/zero' is larger"}},
+      {"experiment_file_endless", {"validate", "/dev/zero"}, {"experiment file '/dev/zero'"}},
+      {"experiment_path_with_a_newline", {"validate", "{dir}/no\nsuch.toml"}, {"no\\nsuch.toml"}},
+      {"threads_of_100000_characters",
+       run_args({{"--threads", "x\n" + std::string(100'000, 'y')}}),
+       {"--threads", "x\\nyyy", "..."},
+       std::nullopt,
+       1100},
   };
 }
 
@@ -247,6 +286,9 @@ TEST_P(CliErrors, OneClearLineAndExitStatusTwo) {
   ASSERT_FALSE(r.err.empty()) << shown;
   EXPECT_EQ(r.err.back(), '\n') << "stderr does not end with a newline" << shown;
   EXPECT_EQ(r.err.find('\n'), r.err.size() - 1) << "stderr is not exactly one line" << shown;
+  EXPECT_TRUE(printable(std::string_view(r.err).substr(0, r.err.size() - 1)))
+      << "stderr holds control bytes or invalid UTF-8" << shown;
+  EXPECT_LE(r.err.size(), c.max_length) << "stderr is not short" << shown;
   EXPECT_EQ(r.err.rfind("pfmab: error: ", 0), 0u)
       << "stderr does not start with 'pfmab: error: '" << shown;
   for (const auto& word : temp_.expand(c.expected)) {

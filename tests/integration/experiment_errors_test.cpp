@@ -8,6 +8,12 @@
 // alike; and `pfmab run -o OUT.h5` neither creates OUT.h5 nor changes an
 // existing one (not even with --overwrite).
 //
+// The line is printable whatever the file holds (control bytes, invalid
+// UTF-8, a newline in a key or path are escaped) and short: a value of
+// megabytes is quoted by a short excerpt, a file nested 50,000 levels deep
+// is refused before toml++ recurses into it (tests/unit/io/toml_limits_test.cpp
+// checks each limit at its edge).
+//
 // The cases are a table (BadExperiment); three parameterised tests check each
 // one. The fixture writes the case's lines to a fresh temporary directory as
 // exp.toml, with any CSV files beside it; "{dir}" in the expected words stands
@@ -28,6 +34,7 @@
 
 #include <gtest/gtest.h>
 
+#include "printable.hpp"
 #include "run_cli.hpp"
 #include "temp_dir.hpp"
 
@@ -62,6 +69,13 @@ std::vector<std::string> small(std::vector<std::string> more = {}) {
                                  "means = [[0.1, 0.2], [0.3, 0.4]]"};
   lines.insert(lines.end(), more.begin(), more.end());
   return lines;
+}
+
+// `part` `n` times, joined by `separator`: inputs of hostile size.
+std::string repeated(const std::string& part, std::size_t n, const std::string& separator = "") {
+  std::string out;
+  for (std::size_t i = 0; i < n; ++i) out += (i ? separator : "") + part;
+  return out;
 }
 
 const std::string top_keys =
@@ -399,6 +413,88 @@ std::vector<BadExperiment> bad_experiments() {
        "instance.means",
        {"row 2", "column 2", "1.5", "outside [0, 1]"}},
 
+      // --- hostile text: refused before toml++ recurses, quoted short and escaped ---------
+      {"key_dotted_50000_deep",
+       small({"[algorithm]", repeated("a", 50'000, ".") + " = 1"}),
+       7,
+       "",
+       {"key 'algorithm.a.a.a.a.a", "...': nested more than 32 levels deep"}},
+      {"table_header_50000_deep",
+       small({"[" + repeated("a", 50'000, ".") + "]"}),
+       6,
+       "",
+       {"key 'a.a.a.a.a", "...': nested more than 32 levels deep"}},
+      {"lists_50000_deep",
+       {"horizon = 50", "replications = 1",
+        "alpha = " + std::string(50'000, '[') + "0.5" + std::string(50'000, ']'), "[instance]",
+        "means = [[0.1, 0.2], [0.3, 0.4]]"},
+       3,
+       "alpha",
+       {"nested more than 32 levels deep"}},
+      {"inline_tables_50000_deep",
+       small({"[algorithm]",
+              "lambda = " + repeated("{ a = ", 50'000) + "1" + std::string(50'000, '}')}),
+       7,
+       "algorithm.a",
+       {"nested more than 32 levels deep"}},
+      {"string_of_10_megabytes",
+       small({"[algorithm]", "preset = \"" + std::string(10'000'000, 'x') + "\""}),
+       7,
+       "algorithm.preset",
+       {"a string longer than 64 KiB", "\"" + std::string(59, 'x') + "..."}},
+      {"unknown_name_of_60000_characters",
+       small({"[algorithm]", "preset = \"" + std::string(60'000, 'x') + "\""}),
+       7,
+       "algorithm.preset",
+       {"unknown preset '" + std::string(60, 'x') + "...'"}},
+      {"raw_control_bytes",
+       {"name = \"a\x01\x1b[31mred\"", "horizon = 50", "replications = 1", "alpha = 0.5",
+        "[instance]", "means = [[0.1, 0.2], [0.3, 0.4]]"},
+       1,
+       "name",
+       {"TOML syntax error", "name = \"a\\x01\\x1b[31mred\""}},
+      {"escaped_control_bytes_in_a_name",
+       small({"rewards = \"gauss\\u0001\\u001b[2J\\u009b\""}),
+       6,
+       "instance.rewards",
+       {"unknown reward family 'gauss\\x01\\x1b[2J\\u009b'"}},
+      {"invalid_utf8",
+       {"name = \"caf\xe9 \xff\"", "horizon = 50", "replications = 1", "alpha = 0.5", "[instance]",
+        "means = [[0.1, 0.2], [0.3, 0.4]]"},
+       1,
+       "name",
+       {"invalid utf-8", "caf\\xe9 \\xff"}},
+      {"newline_in_a_key", small({"\"ra\\nte\" = 1"}), 6, "instance.ra\\nte", {"unknown key"}},
+      {"newline_in_a_path",
+       {"horizon = 50", "replications = 1", "alpha = 0.5", "[instance]", "means = \"da\\nta.csv\""},
+       5,
+       "instance.means",
+       {"'{dir}/da\\nta.csv'", "does not exist"}},
+      {"means_csv_nul_byte",
+       {"horizon = 50", "replications = 1", "alpha = 0.5", "[instance]", "means = \"means.csv\""},
+       5,
+       "instance.means",
+       {"{dir}/means.csv:2:", "column 2", "'0\\x00.4' is not a number"},
+       {{"means.csv", "0.1,0.2\n0.3,0" + std::string(1, '\0') + ".4\n"}}},
+      {"means_csv_invalid_utf8",
+       {"horizon = 50", "replications = 1", "alpha = 0.5", "[instance]", "means = \"means.csv\""},
+       5,
+       "instance.means",
+       {"{dir}/means.csv:1:", "column 2", "'\\xff\\xfe' is not a number"},
+       {{"means.csv", "0.1,\xff\xfe\n0.3,0.4\n"}}},
+      {"means_csv_line_of_a_megabyte",
+       {"horizon = 50", "replications = 1", "alpha = 0.5", "[instance]", "means = \"means.csv\""},
+       5,
+       "instance.means",
+       {"{dir}/means.csv:2:", "column 2", "'" + std::string(60, 'z') + "...' is not a number"},
+       {{"means.csv", "0.1,0.2\n0.3," + std::string(1'000'000, 'z') + "\n"}}},
+      {"means_csv_1e999",
+       {"horizon = 50", "replications = 1", "alpha = 0.5", "[instance]", "means = \"means.csv\""},
+       5,
+       "instance.means",
+       {"{dir}/means.csv:1:", "column 2", "1e999"},
+       {{"means.csv", "0.1,1e999\n0.3,0.4\n"}}},
+
       // --- a missing key: there is no line to point at, only the file -----------------
       {"means_missing_no_instance_table",
        {"horizon = 50", "replications = 1", "alpha = 0.5"},
@@ -540,6 +636,9 @@ class ExperimentErrors : public ::testing::TestWithParam<BadExperiment> {
     ASSERT_FALSE(r.err.empty()) << s;
     EXPECT_EQ(r.err.back(), '\n') << "stderr does not end with a newline" << s;
     EXPECT_EQ(r.err.find('\n'), r.err.size() - 1) << "stderr is not exactly one line" << s;
+    EXPECT_TRUE(printable(std::string_view(r.err).substr(0, r.err.size() - 1)))
+        << "stderr holds control bytes or invalid UTF-8" << s;
+    EXPECT_LE(r.err.size(), 600u) << "stderr is not short" << s;
 
     const std::string file = experiment().string();
     const std::string place = c.line > 0 ? file + ":" + std::to_string(c.line) + ":" : file + ": ";

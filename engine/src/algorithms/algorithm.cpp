@@ -6,6 +6,7 @@
 
 #include "pfmab/model/limits.hpp"
 #include "pfmab/util/error.hpp"
+#include "pfmab/util/excerpt.hpp"
 
 namespace pfmab::algorithms {
 
@@ -30,7 +31,7 @@ AlgorithmKind parse_algorithm_kind(std::string_view name) {
   }
   throw UserError(fmt::format(
       "unknown algorithm '{}' (expected pf-ucb, pf-ucb-enhanced, local-ucb or centralized-ucb)",
-      name));
+      excerpt(name)));
 }
 
 std::string_view to_string(Aggregation aggregation) {

@@ -10,6 +10,7 @@
 #include "pfmab/model/limits.hpp"
 #include "pfmab/model/mixed_model.hpp"
 #include "pfmab/util/error.hpp"
+#include "pfmab/util/excerpt.hpp"
 
 namespace pfmab::algorithms {
 namespace {
@@ -42,7 +43,8 @@ std::string_view to_string(Preset preset) {
 Preset parse_preset(std::string_view name) {
   if (name == "paper") return Preset::paper;
   if (name == "authors-code") return Preset::authors_code;
-  throw UserError(fmt::format("unknown preset '{}' (expected 'paper' or 'authors-code')", name));
+  throw UserError(
+      fmt::format("unknown preset '{}' (expected 'paper' or 'authors-code')", excerpt(name)));
 }
 
 std::string_view to_string(Lengths lengths) {
@@ -54,7 +56,7 @@ Lengths parse_lengths(std::string_view name) {
   if (name == "large-m") return Lengths::large_m;
   throw UserError(fmt::format(
       "unknown exploration lengths '{}' (expected 'paper' or 'large-m', the Remark of Sec. 4)",
-      name));
+      excerpt(name)));
 }
 
 PfUcbRule::PfUcbRule(const PfUcbParams& params, double alpha, std::size_t clients,

@@ -7,6 +7,7 @@
 
 #include "pfmab/model/limits.hpp"
 #include "pfmab/util/error.hpp"
+#include "pfmab/util/excerpt.hpp"
 
 namespace pfmab::algorithms {
 namespace {
@@ -80,7 +81,8 @@ ScheduleKind parse_schedule_kind(std::string_view name) {
     if (name == to_string(kind)) return kind;
   }
   throw UserError(fmt::format(
-      "unknown schedule '{}' (expected doubling-log, constant, constant-log or doubling)", name));
+      "unknown schedule '{}' (expected doubling-log, constant, constant-log or doubling)",
+      excerpt(name)));
 }
 
 std::string describe(const ScheduleSpec& spec) {

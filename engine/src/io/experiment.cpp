@@ -16,9 +16,11 @@
 #include "pfmab/algorithms/pf_ucb.hpp"
 #include "pfmab/model/limits.hpp"
 #include "pfmab/model/means_table.hpp"
+#include "pfmab/io/toml_limits.hpp"
 #include "pfmab/model/mixed_model.hpp"
 #include "pfmab/util/checked.hpp"
 #include "pfmab/util/error.hpp"
+#include "pfmab/util/excerpt.hpp"
 #include "pfmab/util/text_file.hpp"
 
 namespace pfmab::io {
@@ -95,8 +97,9 @@ class PlacedError : public UserError {
 // key 'K': ..." for an override (those nodes have no source position).
 class Reader {
  public:
-  Reader(std::string file, std::filesystem::path base, std::map<std::string, std::string> flags)
-      : file_(std::move(file)), base_(std::move(base)), flags_(std::move(flags)) {}
+  Reader(std::string shown_file, std::filesystem::path base,
+         std::map<std::string, std::string> flags)
+      : file_(std::move(shown_file)), base_(std::move(base)), flags_(std::move(flags)) {}
 
   std::string where(const toml::node& node) const {
     const auto& begin = node.source().begin;
@@ -108,9 +111,9 @@ class Reader {
                          const std::string& problem) const {
     const auto flag = flags_.find(key);
     if (node.source().begin.line == 0 && flag != flags_.end()) {
-      throw PlacedError(fmt::format("{} (key '{}'): {}", flag->second, key, problem));
+      throw PlacedError(fmt::format("{} (key '{}'): {}", flag->second, excerpt(key), problem));
     }
-    throw PlacedError(fmt::format("{}: key '{}': {}", where(node), key, problem));
+    throw PlacedError(fmt::format("{}: key '{}': {}", where(node), excerpt(key), problem));
   }
 
   // Runs `check`, prefixing any UserError it throws with the node's place.
@@ -293,21 +296,27 @@ const toml::table& default_values() {
   return defaults;
 }
 
+// toml++'s descriptions are a sentence that may quote a key of the file.
+constexpr std::size_t description_chars = 200;
+
 // "FILE:LINE:COL: key 'K': TOML syntax error: ... (line N: TEXT)", with the
-// key read off the offending line, since the parser does not know it.
-std::string syntax_error(const std::string& file, const std::string& text,
+// key read off the offending line, since the parser does not know it; the
+// key, the line and the description (which quotes the text) as excerpts.
+std::string syntax_error(const std::string& shown_file, const std::string& text,
                          const toml::parse_error& e) {
   const auto number = e.source().begin.line;
   std::string line;
   std::istringstream lines(text);
   for (std::uint32_t i = 0; i < number && std::getline(lines, line); ++i) {
   }
+  if (line.ends_with('\r')) line.pop_back();  // a CRLF file's line end
   const auto first = line.find_first_not_of(" \t[");
   const auto last = first == std::string::npos ? first : line.find_first_of(" \t=]\"", first);
   const auto key = first == std::string::npos ? "" : line.substr(first, last - first);
-  return fmt::format("{}:{}:{}: {}TOML syntax error: {} (line {}: {})", file, number,
+  return fmt::format("{}:{}:{}: {}TOML syntax error: {} (line {}: {})", shown_file, number,
                      e.source().begin.column,
-                     key.empty() ? "" : "key '" + key + "': ", e.description(), number, line);
+                     key.empty() ? "" : "key '" + excerpt(key) + "': ",
+                     excerpt(e.description(), description_chars), number, excerpt(line));
 }
 
 // Refuses a sweep larger than the machine can hold or pfmab can count:
@@ -347,19 +356,19 @@ Experiment load_experiment(const std::optional<std::filesystem::path>& file,
                            const std::map<std::string, std::string>& flags) {
   Experiment experiment;
   toml::table table;
+  experiment.source = file ? file->string() : "command line";
+  const auto shown_source = excerpt(experiment.source, path_excerpt_chars);
   if (file) {
-    experiment.source = file->string();
-    experiment.text = read_text_file(*file, "experiment file");
+    experiment.text = read_text_file(*file, "experiment file", max_experiment_bytes);
+    check_toml_limits(experiment.text, shown_source);
     try {
       table = toml::parse(experiment.text, experiment.source);
     } catch (const toml::parse_error& e) {
-      throw UserError(syntax_error(experiment.source, experiment.text, e));
+      throw UserError(syntax_error(shown_source, experiment.text, e));
     }
-  } else {
-    experiment.source = "command line";
   }
   const Reader reader(
-      experiment.source,
+      shown_source,
       file ? std::filesystem::absolute(*file).parent_path() : std::filesystem::path{}, flags);
   check_known_keys(reader, table, "");
   if (!overrides.empty()) {
@@ -379,7 +388,7 @@ Experiment load_experiment(const std::optional<std::filesystem::path>& file,
         "is missing (a CSV path relative to the experiment file, or a matrix of local means, "
         "one row per client)";
     if (instance) reader.fail(*instance, "instance.means", problem);
-    throw UserError(fmt::format("{}: key 'instance.means' {}", experiment.source, problem));
+    throw UserError(fmt::format("{}: key 'instance.means' {}", shown_source, problem));
   }
   if (const auto* clients = table.at_path("participation.clients").node();
       clients && table.at_path("participation.probability").node()) {
@@ -485,7 +494,7 @@ Experiment load_experiment(const std::optional<std::filesystem::path>& file,
     const auto term = reader.string(n, "algorithm.log_term");
     if (term == "T") return algorithms::LogTerm::horizon;
     if (term == "MT") return algorithms::LogTerm::clients_horizon;
-    throw UserError(fmt::format("'{}' is not T (log T) or MT (log(MT))", term));
+    throw UserError(fmt::format("'{}' is not T (log T) or MT (log(MT))", excerpt(term)));
   });
   const auto lengths = each("algorithm.lengths", [&](const toml::node& n) {
     return algorithms::parse_lengths(reader.string(n, "algorithm.lengths"));
@@ -559,7 +568,7 @@ Experiment load_experiment(const std::optional<std::filesystem::path>& file,
       sim::Cell(spec, cell_index);  // every combined constraint, e.g. log T schedules need T >= 2
     } catch (const UserError& e) {
       throw UserError(fmt::format("{}: cell {} ({}, alpha {}, horizon {}, schedule {}): {}",
-                                  experiment.source, cell_index,
+                                  shown_source, cell_index,
                                   algorithms::to_string(spec.algorithm), spec.alpha, spec.horizon,
                                   algorithms::to_string(params.schedule.kind), e.what()));
     }

@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "pfmab/util/error.hpp"
+#include "pfmab/util/excerpt.hpp"
 #include "pfmab/util/text_file.hpp"
 
 namespace pfmab::model {
@@ -32,15 +33,17 @@ std::vector<double> parse_row(std::string_view line, const std::string& origin) 
     const auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), value);
     if (ec == std::errc::result_out_of_range) {
       throw UserError(
-          fmt::format("{}: column {}: '{}' is out of the range of a double", origin, column, cell));
+          fmt::format("{}: column {}: '{}' is out of the range of a double", origin, column,
+                      excerpt(cell)));
     }
     if (digits.empty() || ec != std::errc{} || end != digits.data() + digits.size()) {
-      throw UserError(fmt::format("{}: column {}: '{}' is not a number", origin, column, cell));
+      throw UserError(
+          fmt::format("{}: column {}: '{}' is not a number", origin, column, excerpt(cell)));
     }
     if (!std::isfinite(value)) {
       throw UserError(
           fmt::format("{}: column {}: mean '{}' is not finite (means must be real numbers)", origin,
-                      column, cell));
+                      column, excerpt(cell)));
     }
     row.push_back(value);
     if (comma == std::string_view::npos) return row;
@@ -62,19 +65,20 @@ void append_row(MeansTable& table, std::vector<double> row, std::string origin) 
 }  // namespace
 
 MeansTable read_means_csv(const std::filesystem::path& path) {
-  std::istringstream in(read_text_file(path, "means file"));
+  std::istringstream in(read_text_file(path, "means file", max_means_file_bytes));
+  const auto shown = excerpt(path.string(), path_excerpt_chars);
   MeansTable table;
   std::string line;
   for (std::size_t number = 1; std::getline(in, line); ++number) {
     const auto content = trim(line);
     if (content.empty() || content.front() == '#') continue;
-    const auto origin = fmt::format("{}:{}", path.string(), number);
+    const auto origin = fmt::format("{}:{}", shown, number);
     append_row(table, parse_row(content, origin), origin);
   }
   if (table.rows.empty()) {
     throw UserError(fmt::format(
         "means file '{}' has no data rows (expected one line of comma-separated means per client)",
-        path.string()));
+        shown));
   }
   return table;
 }

@@ -4,6 +4,7 @@
 
 #include "pfmab/model/limits.hpp"
 #include "pfmab/util/error.hpp"
+#include "pfmab/util/excerpt.hpp"
 
 namespace pfmab::model {
 
@@ -18,8 +19,8 @@ std::string_view to_string(RewardKind kind) {
 RewardKind parse_reward_kind(std::string_view name) {
   if (name == "gaussian") return RewardKind::gaussian;
   if (name == "bernoulli") return RewardKind::bernoulli;
-  throw UserError(
-      fmt::format("unknown reward family '{}' (expected 'gaussian' or 'bernoulli')", name));
+  throw UserError(fmt::format("unknown reward family '{}' (expected 'gaussian' or 'bernoulli')",
+                              excerpt(name)));
 }
 
 }  // namespace pfmab::model

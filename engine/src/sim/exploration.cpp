@@ -8,6 +8,7 @@
 
 #include "pfmab/rng/samplers.hpp"
 #include "pfmab/util/error.hpp"
+#include "pfmab/util/excerpt.hpp"
 
 namespace pfmab::sim {
 
@@ -18,7 +19,8 @@ std::string_view to_string(Fidelity fidelity) {
 Fidelity parse_fidelity(std::string_view name) {
   if (name == "per-pull") return Fidelity::per_pull;
   if (name == "aggregated") return Fidelity::aggregated;
-  throw UserError(fmt::format("unknown mode '{}' (expected 'aggregated' or 'per-pull')", name));
+  throw UserError(
+      fmt::format("unknown mode '{}' (expected 'aggregated' or 'per-pull')", excerpt(name)));
 }
 
 void draw_reward_sums(Fidelity fidelity, const model::Instance& instance, std::size_t client,

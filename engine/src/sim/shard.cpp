@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "pfmab/util/error.hpp"
+#include "pfmab/util/excerpt.hpp"
 #include "pfmab/util/parse.hpp"
 
 namespace pfmab::sim {
@@ -33,7 +34,8 @@ Shard parse_shard(std::string_view text) {
   const auto slash = text.find('/');
   const auto bad = [&] {
     return UserError(fmt::format(
-        "--shard '{}' is not I/N with 0 <= I < N (e.g. 0/4 to 3/4 for four shards)", text));
+        "--shard '{}' is not I/N with 0 <= I < N (e.g. 0/4 to 3/4 for four shards)",
+        excerpt(text)));
   };
   if (slash == std::string_view::npos) throw bad();
   Shard shard;

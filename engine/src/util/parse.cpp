@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "pfmab/util/error.hpp"
+#include "pfmab/util/excerpt.hpp"
 
 namespace pfmab {
 
@@ -16,7 +17,8 @@ std::uint64_t parse_count(std::string_view text, std::string_view what) {
   if (text.empty() || ec != std::errc{} || end != text.data() + text.size() ||
       !(value >= 0.0 && value <= limit) || std::floor(value) != value) {
     throw UserError(fmt::format(
-        "{} '{}' is not a whole number from 0 to 2^62 (write e.g. 1000000 or 1e6)", what, text));
+        "{} '{}' is not a whole number from 0 to 2^62 (write e.g. 1000000 or 1e6)", what,
+        excerpt(text)));
   }
   // Integers above 2^53 lose digits as doubles; read those exactly.
   std::uint64_t exact = 0;

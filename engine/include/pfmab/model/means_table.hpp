@@ -1,5 +1,6 @@
 #pragma once
 
+#include <cstddef>
 #include <filesystem>
 #include <string>
 #include <string_view>
@@ -14,10 +15,14 @@ struct MeansTable {
   std::vector<std::string> row_origin;  // "FILE:LINE" or "--means-inline row R"
 };
 
+// The largest means file read: 16 MiB, some 10^6 means, far more clients
+// and arms than a simulation of them could run.
+inline constexpr std::size_t max_means_file_bytes = std::size_t{16} << 20;
+
 // Reads a CSV file: '#' starts a comment line, blank lines are skipped, every
 // other line is one client's comma-separated means. Throws UserError naming
-// the file and line for a missing or unreadable file, no data rows, a
-// non-numeric or non-finite value, or rows of different lengths.
+// the file and line for a missing, unreadable or too large file, no data
+// rows, a non-numeric or non-finite value, or rows of different lengths.
 MeansTable read_means_csv(const std::filesystem::path& path);
 
 // Parses means given inline: rows separated by ';', values by ','.
