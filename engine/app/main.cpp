@@ -44,7 +44,7 @@ extern "C" void request_stop(int) { stop_requested.store(true); }
 struct ExperimentFlags {
   std::string file;
   std::string means_file, means_inline, horizon, replications, rewards, schedule, log_term, mode,
-      lengths, participants;
+      lengths, participants, aggregate;
   std::vector<std::string> algorithms, presets;
   std::vector<double> alphas;
   std::uint64_t seed = 0;
@@ -85,6 +85,10 @@ void add_experiment_flags(CLI::App& app, ExperimentFlags& f) {
           ->check(CLI::Number));
   add("participation.clients",
       app.add_option("--participants", f.participants, "S: exactly S clients take part per phase"));
+  add("participation.aggregate",
+      app.add_option("--aggregate", f.aggregate,
+                     "under partial participation the server averages: latest (every client's "
+                     "last report) or participants (this phase's only)"));
   add("alpha", app.add_option("--alpha", f.alphas, "personalisation weight(s), comma-separated")
                    ->delimiter(',')
                    ->check(CLI::Number));
@@ -165,7 +169,7 @@ io::Experiment load(const ExperimentFlags& f) {
                                            name == "--horizon" ? "horizon T" : "replications");
       set(overrides, key, toml::value<std::int64_t>(static_cast<std::int64_t>(count)));
     } else if (name == "--rewards" || name == "--schedule" || name == "--log-term" ||
-               name == "--mode" || name == "--lengths") {
+               name == "--mode" || name == "--lengths" || name == "--aggregate") {
       set(overrides, key, toml::value<std::string>(option->as<std::string>()));
     } else {
       set(overrides, key, toml::value<double>(option->as<double>()));

@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include "pfmab/model/limits.hpp"
 #include "pfmab/util/error.hpp"
 #include "pfmab/util/excerpt.hpp"
 
@@ -33,6 +34,19 @@ AlgorithmKind parse_algorithm_kind(std::string_view name) {
       excerpt(name)));
 }
 
+std::string_view to_string(Aggregation aggregation) {
+  return aggregation == Aggregation::latest ? "latest" : "participants";
+}
+
+Aggregation parse_aggregation(std::string_view name) {
+  if (name == "latest") return Aggregation::latest;
+  if (name == "participants") return Aggregation::participants;
+  throw UserError(
+      fmt::format("unknown aggregation '{}' (expected 'latest', every client's last report, or "
+                  "'participants', this phase's only)",
+                  name));
+}
+
 void validate(const Participation& participation, std::size_t clients_in_game) {
   if (participation.clients) {
     if (participation.probability != 1.0) {
@@ -45,10 +59,8 @@ void validate(const Participation& participation, std::size_t clients_in_game) {
     }
     return;
   }
-  const double q = participation.probability;
-  if (!(std::isfinite(q) && q > 0.0 && q <= 1.0)) {
-    throw UserError(fmt::format("participation probability q = {} must be in (0, 1]", q));
-  }
+  limits::check(participation.probability, "participation probability q",
+                limits::participation);
 }
 
 }  // namespace pfmab::algorithms

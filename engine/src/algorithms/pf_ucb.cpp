@@ -7,6 +7,7 @@
 
 #include <fmt/format.h>
 
+#include "pfmab/model/limits.hpp"
 #include "pfmab/model/mixed_model.hpp"
 #include "pfmab/util/error.hpp"
 #include "pfmab/util/excerpt.hpp"
@@ -14,11 +15,23 @@
 namespace pfmab::algorithms {
 namespace {
 
-// ceil(x) as a slot count. Lengths beyond any horizon (T <= 2^62 slots) are
-// capped, which cannot change a run: the horizon cuts such a phase anyway.
-std::uint64_t ceil_to_slots(double x) {
+// ceil(weight f), f = f(p) times a length factor, as a slot count. A zero
+// weight (alpha = 0 or 1) is no pulls, also where f overflowed to infinity.
+// Lengths beyond any horizon (T <= 2^62 slots) are capped, which cannot
+// change a run: the horizon cuts such a phase anyway. The ranges of
+// docs/limits.md keep f finite or +infinity and > 0, never NaN.
+std::uint64_t ceil_to_slots(double weight, double f) {
+  if (weight == 0.0) return 0;
   constexpr double cap = 0x1p62;
-  return x >= cap ? static_cast<std::uint64_t>(cap) : static_cast<std::uint64_t>(std::ceil(x));
+  const double x = weight * f;
+  return x < cap ? static_cast<std::uint64_t>(std::ceil(x)) : static_cast<std::uint64_t>(cap);
+}
+
+// 0, 1, ..., count - 1
+std::vector<std::uint32_t> first_indices(std::size_t count) {
+  std::vector<std::uint32_t> indices(count);
+  std::iota(indices.begin(), indices.end(), 0u);
+  return indices;
 }
 
 }  // namespace
@@ -59,24 +72,33 @@ PfUcbRule::PfUcbRule(const PfUcbParams& params, double alpha, std::size_t client
 }
 
 void validate_confidence_constant(double constant) {
-  if (!(std::isfinite(constant) && constant > 0.0)) {
-    throw UserError(fmt::format("confidence constant {} must be a finite number > 0", constant));
-  }
+  limits::check(constant, "confidence constant c_B", limits::confidence_constant);
 }
 
 std::uint64_t PfUcbRule::global_rounds(std::uint64_t phase, double factor) const {
-  const double rounds = (1.0 - alpha_) * schedule_.f(phase) * factor;
-  return ceil_to_slots(params_.lengths == Lengths::paper ? rounds : rounds / clients_);
+  const double weight = params_.lengths == Lengths::paper ? 1.0 - alpha_ : (1.0 - alpha_) / clients_;
+  return ceil_to_slots(weight, schedule_.f(phase) * factor);
 }
 
 std::uint64_t PfUcbRule::local_rounds(std::uint64_t phase, double factor) const {
-  return ceil_to_slots(params_.lengths == Lengths::paper
-                           ? clients_ * alpha_ * schedule_.f(phase) * factor
-                           : alpha_ * schedule_.f(phase) * factor);
+  const double weight = params_.lengths == Lengths::paper ? clients_ * alpha_ : alpha_;
+  return ceil_to_slots(weight, schedule_.f(phase) * factor);
 }
 
 double PfUcbRule::confidence_radius(std::uint64_t phase) const {
   return confidence_radius_at(schedule_.cumulative(phase));
+}
+
+double PfUcbRule::confidence_radius_latest(double own, double mean_inverse) const {
+  // The proof of Lemma 1 with per-client schedules (docs/algorithms.md): the
+  // mixed estimate's variance proxy is at most 1/(M F'_m) (paper lengths) or
+  // 1/F'_m (large-M), with 1/F'_m = alpha/F_m + (1 - alpha) H. A zero weight
+  // drops its term, also when the term is infinite (0 * inf is NaN).
+  auto weighted = [](double weight, double inverse) {
+    return weight == 0.0 ? 0.0 : weight * inverse;
+  };
+  const double inverse = weighted(alpha_, 1.0 / own) + weighted(1.0 - alpha_, mean_inverse);
+  return confidence_radius_at(1.0 / inverse);
 }
 
 double PfUcbRule::confidence_radius_at(double cumulative) const {
@@ -182,27 +204,38 @@ std::vector<double> PfUcbClient::gap_estimates(double radius) const {
 }
 
 PfUcbServer::PfUcbServer(std::size_t arms, std::size_t clients)
-    : active_(arms), global_means_(arms, 0.0), gaps_(clients, std::vector<double>(arms, 1.0)) {
+    : active_(arms),
+      global_means_(arms, 0.0),
+      reports_(clients, std::vector<std::optional<double>>(arms)),
+      gaps_(clients, std::vector<double>(arms, 1.0)) {
   std::iota(active_.begin(), active_.end(), 0u);
 }
 
 void PfUcbServer::aggregate(std::span<const PfUcbClient> clients,
-                            std::span<const std::uint32_t> participants, Preset preset) {
-  auto mean_over_participants = [&](std::uint32_t k) {
+                            std::span<const std::uint32_t> participants, Preset preset,
+                            Aggregation aggregation) {
+  // server.py averages every arm's local means; Algorithm 2 those of A(p)
+  const auto arms =
+      eliminates_against_all_arms(preset) ? first_indices(global_means_.size()) : active_;
+  for (const auto m : participants) {
+    for (const auto k : arms) {
+      if (clients[m].pulls(k) > 0) reports_[m][k] = clients[m].sample_mean(k);
+    }
+  }
+  // Both pools are in increasing client order, so that under full
+  // participation they sum the same numbers in the same order.
+  const auto pool = aggregation == Aggregation::latest
+                        ? first_indices(clients.size())
+                        : std::vector<std::uint32_t>(participants.begin(), participants.end());
+  for (const auto k : arms) {
     double sum = 0.0;
     std::size_t count = 0;
-    for (const auto m : participants) {
-      if (clients[m].pulls(k) == 0) continue;
-      sum += clients[m].sample_mean(k);
+    for (const auto n : pool) {
+      if (!reports_[n][k]) continue;  // no report of arm k yet
+      sum += *reports_[n][k];
       ++count;
     }
     if (count > 0) global_means_[k] = sum / static_cast<double>(count);
-  };
-  if (eliminates_against_all_arms(preset)) {
-    // server.py averages every arm's local means
-    for (std::uint32_t k = 0; k < global_means_.size(); ++k) mean_over_participants(k);
-  } else {
-    for (const auto k : active_) mean_over_participants(k);
   }
 }
 

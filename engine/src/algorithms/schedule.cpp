@@ -1,9 +1,11 @@
 #include "pfmab/algorithms/schedule.hpp"
 
+#include <algorithm>
 #include <cmath>
 
 #include <fmt/format.h>
 
+#include "pfmab/model/limits.hpp"
 #include "pfmab/util/error.hpp"
 #include "pfmab/util/excerpt.hpp"
 
@@ -23,12 +25,8 @@ bool doubles(ScheduleKind kind) {
 }  // namespace
 
 void validate(const ScheduleSpec& spec) {
-  if (!(std::isfinite(spec.factor) && spec.factor > 0.0)) {
-    throw UserError(fmt::format("schedule factor {} must be a finite number > 0", spec.factor));
-  }
-  if (uses_lambda(spec.kind) && !(std::isfinite(spec.lambda) && spec.lambda > 0.0)) {
-    throw UserError(fmt::format("schedule lambda {} must be a finite number > 0", spec.lambda));
-  }
+  limits::check(spec.factor, "schedule factor", limits::schedule_scale);
+  if (uses_lambda(spec.kind)) limits::check(spec.lambda, "schedule lambda", limits::schedule_scale);
 }
 
 ExplorationSchedule::ExplorationSchedule(ScheduleSpec spec, std::uint64_t horizon) : spec_(spec) {
@@ -43,13 +41,23 @@ ExplorationSchedule::ExplorationSchedule(ScheduleSpec spec, std::uint64_t horizo
   if (uses_log(spec.kind)) scale_ *= std::log(static_cast<double>(horizon));
 }
 
+namespace {
+
+// 2^p as a double: +infinity from p = 1024 on, where p no longer fits the
+// exponent (a phase count can reach 2^62 under a constant schedule).
+double power_of_two(std::uint64_t p) {
+  return std::ldexp(1.0, static_cast<int>(std::min<std::uint64_t>(p, 1100)));
+}
+
+}  // namespace
+
 double ExplorationSchedule::f(std::uint64_t phase) const {
-  return doubles(spec_.kind) ? scale_ * std::ldexp(1.0, static_cast<int>(phase)) : scale_;
+  return doubles(spec_.kind) ? scale_ * power_of_two(phase) : scale_;
 }
 
 double ExplorationSchedule::cumulative(std::uint64_t phase) const {
   // sum_{q=1}^{p} 2^q = 2^{p+1} - 2
-  return doubles(spec_.kind) ? scale_ * (std::ldexp(1.0, static_cast<int>(phase) + 1) - 2.0)
+  return doubles(spec_.kind) ? scale_ * (power_of_two(phase + 1) - 2.0)
                              : scale_ * static_cast<double>(phase);
 }
 

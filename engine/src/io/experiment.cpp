@@ -1,5 +1,6 @@
 #include "pfmab/io/experiment.hpp"
 
+#include <cmath>
 #include <fstream>
 #include <functional>
 #include <iterator>
@@ -13,9 +14,11 @@
 
 #include "pfmab/algorithms/algorithm.hpp"
 #include "pfmab/algorithms/pf_ucb.hpp"
+#include "pfmab/model/limits.hpp"
 #include "pfmab/model/means_table.hpp"
 #include "pfmab/io/toml_limits.hpp"
 #include "pfmab/model/mixed_model.hpp"
+#include "pfmab/util/checked.hpp"
 #include "pfmab/util/error.hpp"
 #include "pfmab/util/excerpt.hpp"
 #include "pfmab/util/text_file.hpp"
@@ -40,6 +43,7 @@ const std::vector<std::string> sweep_keys{
     "algorithm.lengths",
     "participation.probability",
     "participation.clients",
+    "participation.aggregate",
 };
 
 namespace {
@@ -53,7 +57,7 @@ const std::map<std::string, std::vector<std::string>> known_keys{
     {"algorithm",
      {"name", "preset", "alpha", "schedule", "lambda", "schedule_factor", "confidence_constant",
       "log_term", "lengths"}},
-    {"participation", {"probability", "clients"}},
+    {"participation", {"probability", "clients", "aggregate"}},
     {"checkpoints", {"log_points", "linear_points"}},
 };
 
@@ -136,22 +140,32 @@ class Reader {
     return out;
   }
 
+  // A real value: a TOML float, or an integer rounded to the nearest double
+  // (toml++'s value<double>() refuses integers above 2^53; the range checks
+  // that follow see the true magnitude either way).
   double number(const toml::node& node, const std::string& key) const {
-    if (!node.is_number()) fail(node, key, "expected a number, got " + type_name(node));
-    return *node.value<double>();
+    if (const auto* integer = node.as_integer()) return static_cast<double>(integer->get());
+    if (const auto* real = node.as_floating_point()) return real->get();
+    fail(node, key, "expected a number, got " + type_name(node));
   }
 
-  // A whole number (1e6 is fine) in [minimum, maximum].
+  // A whole number in [minimum, maximum]: a TOML integer, exactly, or a
+  // float with no fraction (1e6 is fine) up to 2^62.
   std::uint64_t count(const toml::node& node, const std::string& key, std::uint64_t minimum,
                       std::uint64_t maximum = std::uint64_t{1} << 62) const {
-    constexpr double limit = 0x1p62;
-    const double value = number(node, key);
-    if (!(value >= 0.0 && value <= limit) ||
-        value != static_cast<double>(static_cast<std::uint64_t>(value))) {
-      fail(node, key, fmt::format("{} is not a whole number from 0 to 2^62", value));
+    std::uint64_t whole = 0;
+    if (const auto* integer = node.as_integer()) {
+      if (integer->get() < 0) {
+        fail(node, key, fmt::format("{} is not a whole number from 0 to 2^62", integer->get()));
+      }
+      whole = static_cast<std::uint64_t>(integer->get());
+    } else {
+      const double value = number(node, key);
+      if (!(value >= 0.0 && value <= 0x1p62) || std::floor(value) != value) {
+        fail(node, key, fmt::format("{} is not a whole number from 0 to 2^62", value));
+      }
+      whole = static_cast<std::uint64_t>(value);
     }
-    const auto whole = node.is_integer() ? static_cast<std::uint64_t>(*node.value<std::int64_t>())
-                                         : static_cast<std::uint64_t>(value);
     if (whole < minimum)
       fail(node, key, fmt::format("must be at least {} (got {})", minimum, whole));
     if (whole > maximum)
@@ -184,7 +198,7 @@ class Reader {
       std::vector<double> values;
       for (const auto& v : *row) {
         values.push_back(number(v, key));
-        if (!std::isfinite(values.back())) fail(v, key, "means must be finite numbers");
+        at(v, key, [&] { limits::check(values.back(), "mean", limits::mean); });
       }
       const auto origin =
           fmt::format("{}: key '{}' row {}", where(row_node), key, table.rows.size() + 1);
@@ -274,6 +288,7 @@ const toml::table& default_values() {
     lengths = "paper"
     [participation]
     probability = 1.0
+    aggregate = "latest"
     [checkpoints]
     log_points = 40
     linear_points = 20
@@ -302,6 +317,36 @@ std::string syntax_error(const std::string& shown_file, const std::string& text,
                      e.source().begin.column,
                      key.empty() ? "" : "key '" + excerpt(key) + "': ",
                      excerpt(e.description(), description_chars), number, excerpt(line));
+}
+
+// Refuses a sweep larger than the machine can hold or pfmab can count:
+// cells, the means held with them, and replications in all
+// (docs/limits.md).
+void check_sweep_size(const Experiment& experiment, const std::vector<std::size_t>& sizes,
+                      const std::vector<std::pair<model::MeansTable, std::string>>& means) {
+  std::optional<std::uint64_t> cells = 1;
+  for (const auto size : sizes) cells = cells ? checked_mul(*cells, size) : std::nullopt;
+  if (!cells || *cells > limits::max_cells) {
+    throw UserError(fmt::format(
+        "{}: the sweep has {} cells (the product of the lengths of its lists); at most {} are "
+        "accepted: split it into several experiments",
+        experiment.source, cells ? fmt::to_string(*cells) : "more than 2^64", limits::max_cells));
+  }
+  std::uint64_t largest = 0;  // M K of the largest instance
+  for (const auto& [table, name] : means) {
+    largest = std::max<std::uint64_t>(largest, table.rows.size() * table.rows.front().size());
+  }
+  if (*cells * largest > limits::max_sweep_means) {
+    throw UserError(fmt::format(
+        "{}: {} cells of up to {} means each hold more than {} means in memory: split the sweep",
+        experiment.source, *cells, largest, limits::max_sweep_means));
+  }
+  if (const auto total = checked_mul(*cells, experiment.replications);
+      !total || *total > limits::max_replications) {
+    throw UserError(fmt::format(
+        "{}: {} cells x {} replications is above 2^62, the most replications pfmab counts",
+        experiment.source, *cells, experiment.replications));
+  }
 }
 
 }  // namespace
@@ -356,7 +401,7 @@ Experiment load_experiment(const std::optional<std::filesystem::path>& file,
   const auto fidelity = reader.at(
       get("mode"), "mode", [&] { return sim::parse_fidelity(reader.string(get("mode"), "mode")); });
   // A replication's series grow with the grid: keep them small.
-  constexpr std::uint64_t max_points = 100'000;
+  constexpr auto max_points = limits::max_checkpoint_points;
   sim::CheckpointSpec checkpoints;
   checkpoints.log_points =
       reader.count(get("checkpoints.log_points"), "checkpoints.log_points", 0, max_points);
@@ -462,6 +507,9 @@ Experiment load_experiment(const std::optional<std::filesystem::path>& file,
   const auto participant_counts = each_optional("participation.clients", [&](const toml::node& n) {
     return reader.count(n, "participation.clients", 1);
   });
+  const auto aggregations = each("participation.aggregate", [&](const toml::node& n) {
+    return algorithms::parse_aggregation(reader.string(n, "participation.aggregate"));
+  });
 
   // The instances: means x rewards x sigma, each checked against its family.
   std::vector<std::vector<std::vector<std::shared_ptr<const model::Instance>>>> instances(
@@ -478,9 +526,10 @@ Experiment load_experiment(const std::optional<std::filesystem::path>& file,
     }
   }
 
-  // The cartesian product, first key outermost.
+  // The cartesian product, first key outermost, bounded before it is built.
   std::vector<std::size_t> sizes;
   for (const auto& key : sweep_keys) sizes.push_back(axes[key].size());
+  check_sweep_size(experiment, sizes, means);
   std::vector<std::size_t> at(sizes.size(), 0);
   auto index = [&](const std::string& key) {
     return at[std::find(sweep_keys.begin(), sweep_keys.end(), key) - sweep_keys.begin()];
@@ -510,7 +559,8 @@ Experiment load_experiment(const std::optional<std::filesystem::path>& file,
     params.log_term = log_terms[index("algorithm.log_term")];
     params.lengths = lengths[index("algorithm.lengths")];
     spec.participation = {probabilities[index("participation.probability")],
-                          participant_counts[index("participation.clients")]};
+                          participant_counts[index("participation.clients")],
+                          aggregations[index("participation.aggregate")]};
     spec.checkpoints = checkpoints;
     spec.fidelity = fidelity;
     const auto cell_index = experiment.cells.size();
@@ -532,6 +582,10 @@ Experiment load_experiment(const std::optional<std::filesystem::path>& file,
       participation["clients"] = *spec.participation.clients;
     } else {
       participation["probability"] = spec.participation.probability;
+    }
+    // Moot with every client: left out, so that such cells read as before.
+    if (!spec.participation.full(spec.instance->clients())) {
+      participation["aggregate"] = algorithms::to_string(spec.participation.aggregation);
     }
     experiment.canonical["cells"].push_back({
         {"algorithm", algorithms::to_string(spec.algorithm)},

@@ -1,6 +1,7 @@
 #include "pfmab/io/report.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <string>
 #include <vector>
 
@@ -40,6 +41,9 @@ void describe_algorithm(CellReport& report, const nlohmann::json& parameters) {
     parts.push_back(fmt::format("S={}", participation["clients"].get<std::uint64_t>()));
   } else if (participation["probability"] != 1.0) {
     parts.push_back(fmt::format("q={}", participation["probability"].get<double>()));
+  }
+  if (participation.value("aggregate", "latest") == "participants") {
+    parts.push_back("participants' means");
   }
   if (parameters["algorithm_alpha"] != parameters["alpha"]) {
     parts.push_back(fmt::format("run at alpha {}", parameters["algorithm_alpha"].get<double>()));
@@ -108,6 +112,22 @@ nlohmann::json to_json(std::uint64_t seed, const std::string& digest,
   return out;
 }
 
+namespace {
+
+// A table's number with `digits` decimals, or "n/a" where there is none (a
+// bound that does not apply, a confidence interval of one replication): a
+// table never prints nan.
+std::string fixed(double value, int digits) {
+  return std::isfinite(value) ? fmt::format("{:.{}f}", value, digits) : "n/a";
+}
+
+std::string interval(double low, double high) {
+  return std::isfinite(low) && std::isfinite(high) ? fmt::format("[{:.1f}, {:.1f}]", low, high)
+                                                   : "n/a";
+}
+
+}  // namespace
+
 void print_table(std::ostream& out, std::uint64_t seed, const std::string& digest,
                  std::span<const CellReport> cells) {
   std::vector<std::string> labels;
@@ -134,11 +154,11 @@ void print_table(std::ostream& out, std::uint64_t seed, const std::string& diges
     }
     fmt::print(out,
                "{:<{}} {:>6} {:>4} {:>4} {:>10} {:>11} {:>12.1f} {:>25} {:>10.1f} {:>7.2f} "
-               "{:>9.1f}% {:>12.1f} {:>12.1f}\n",
+               "{:>9.1f}% {:>12} {:>12}\n",
                labels[i], width, c.alpha, c.clients, c.arms, c.horizon, reps, c.regret.mean,
-               fmt::format("[{:.1f}, {:.1f}]", c.regret.ci95_low, c.regret.ci95_high),
-               c.comm_count_mean, c.phases_mean, 100.0 * c.identified, c.bounds.theorem1_lower(),
-               c.bounds.theorem2_upper);
+               interval(c.regret.ci95_low, c.regret.ci95_high), c.comm_count_mean, c.phases_mean,
+               100.0 * c.identified, fixed(c.bounds.theorem1_lower(), 1),
+               fixed(c.bounds.theorem2_upper, 1));
   }
   fmt::print(out, "seed {}  mode {}  schedule f(p) = {}  digest {}\n", seed,
              cells.empty() ? "-" : cells.front().mode, cells.empty() ? "-" : cells.front().schedule,
@@ -168,11 +188,12 @@ void print_bounds_table(std::ostream& out, std::span<const CellReport> cells) {
   for (const auto& c : cells) {
     const auto& b = c.bounds;
     fmt::print(out,
-               "{:>6} {:>4} {:>4} {:>14} {:>9} {:>16} {:>7.3f} {:>11.2f} {:>11.1f} {:>11.2f} "
-               "{:>11.1f} {:>12.1f}\n",
+               "{:>6} {:>4} {:>4} {:>14} {:>9} {:>16} {:>7.3f} {:>11} {:>11} {:>11} {:>11} "
+               "{:>12}\n",
                c.alpha, c.clients, c.arms, c.horizon, c.rewards, c.schedule, b.log_horizon,
-               b.theorem1_constant, b.theorem1_lower(), b.corollary1_constant, b.corollary1_lower(),
-               b.theorem2_upper);
+               fixed(b.theorem1_constant, 2), fixed(b.theorem1_lower(), 1),
+               fixed(b.corollary1_constant, 2), fixed(b.corollary1_lower(), 1),
+               fixed(b.theorem2_upper, 1));
     if (!b.theorem2_note.empty()) {
       notes.push_back(fmt::format("alpha {}, T {}: {}", c.alpha, c.horizon, b.theorem2_note));
     }
@@ -180,7 +201,7 @@ void print_bounds_table(std::ostream& out, std::span<const CellReport> cells) {
   fmt::print(out,
              "lower bounds: liminf R(T) / log T >= constant (Theorem 1, Corollary 1: Gaussian "
              "rewards); upper: Theorem 2 at T\n");
-  for (const auto& note : notes) fmt::print(out, "Th.2 nan: {}\n", note);
+  for (const auto& note : notes) fmt::print(out, "Th.2 n/a: {}\n", note);
 }
 
 }  // namespace pfmab::io

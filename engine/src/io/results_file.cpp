@@ -137,6 +137,8 @@ void create_cell(hid_t file, std::size_t index, const sim::Cell& cell,
                       participation.clients ? nan : participation.probability);
   h5::write_attribute(group.get(), "participation_clients",
                       std::uint64_t{participation.clients.value_or(0)});
+  h5::write_attribute(group.get(), "participation_aggregate",
+                      std::string(algorithms::to_string(participation.aggregation)));
   h5::write_attribute(group.get(), "mode", std::string(sim::to_string(sim::drawn_fidelity(spec))));
   h5::write_attribute(group.get(), "instance", spec.instance_name);
   h5::write_attribute(group.get(), "rewards", params["rewards"].get<std::string>());

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "pfmab/model/limits.hpp"
 #include "pfmab/util/error.hpp"
 
 namespace pfmab::model {
@@ -14,10 +15,22 @@ Instance::Instance(const MeansTable& table, RewardFamily rewards)
   if (clients_ == 0 || arms_ == 0) {
     throw UserError("the instance has no means (expected at least one client and one arm)");
   }
+  if (clients_ > limits::max_clients || arms_ > limits::max_arms ||
+      clients_ * arms_ > limits::max_instance_size) {
+    throw UserError(fmt::format(
+        "the instance has {} clients and {} arms; at most {} of either and {} means in all are "
+        "accepted (each running replication holds a few numbers per client and arm)",
+        clients_, arms_, limits::max_clients, limits::max_instance_size));
+  }
   local_means_.reserve(clients_ * arms_);
   for (std::size_t m = 0; m < clients_; ++m) {
     for (std::size_t k = 0; k < arms_; ++k) {
       const double mu = table.rows[m][k];
+      try {
+        limits::check(mu, "mean", limits::mean);
+      } catch (const UserError& e) {
+        throw UserError(fmt::format("{}: column {}: {}", table.row_origin[m], k + 1, e.what()));
+      }
       if (rewards_.kind == RewardKind::bernoulli && !(mu >= 0.0 && mu <= 1.0)) {
         throw UserError(fmt::format("{}: column {}: Bernoulli mean {} is outside [0, 1]",
                                     table.row_origin[m], k + 1, mu));

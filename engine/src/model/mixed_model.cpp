@@ -2,16 +2,11 @@
 
 #include <fmt/format.h>
 
-#include "pfmab/util/error.hpp"
+#include "pfmab/model/limits.hpp"
 
 namespace pfmab::model {
 
-void validate_alpha(double alpha) {
-  if (!(alpha >= 0.0 && alpha <= 1.0)) {
-    throw UserError(
-        fmt::format("alpha {} is outside [0, 1] (it weighs local against global rewards)", alpha));
-  }
-}
+void validate_alpha(double alpha) { limits::check(alpha, "alpha", limits::alpha); }
 
 MixedModel::MixedModel(const Instance& instance, double alpha)
     : alpha_(alpha), clients_(instance.clients()), arms_(instance.arms()) {

@@ -1,19 +1,15 @@
 #include "pfmab/model/reward_family.hpp"
 
-#include <cmath>
-
 #include <fmt/format.h>
 
+#include "pfmab/model/limits.hpp"
 #include "pfmab/util/error.hpp"
 #include "pfmab/util/excerpt.hpp"
 
 namespace pfmab::model {
 
 void RewardFamily::validate() const {
-  if (kind == RewardKind::gaussian && !(std::isfinite(sigma) && sigma >= 0.0)) {
-    throw UserError(fmt::format(
-        "Gaussian reward sigma {} is invalid (it must be a finite number >= 0)", sigma));
-  }
+  if (kind == RewardKind::gaussian) limits::check(sigma, "Gaussian reward sigma", limits::sigma);
 }
 
 std::string_view to_string(RewardKind kind) {

@@ -105,8 +105,8 @@ ReplicationResult baseline_result(const Cell& cell, Series series,
 // counts at every checkpoint into `counts`, laid out as
 // Trajectory::account_counts reads them.
 template <class Rewards>
-void play_local_ucb(const Cell& cell, std::size_t m, pcg32 stream,
-                    std::span<std::uint64_t> counts) {
+void play_local_ucb(const Cell& cell, std::size_t m, pcg32 stream, std::span<std::uint64_t> counts,
+                    const StopToken& stop) {
   const auto& instance = cell.instance();
   const std::size_t clients = instance.clients(), arms = instance.arms();
   const auto& checkpoints = cell.checkpoints();
@@ -118,6 +118,7 @@ void play_local_ucb(const Cell& cell, std::size_t m, pcg32 stream,
   std::vector<double> sums(arms, 0.0), means(arms, 0.0), roots(arms, 0.0), indices(arms);
   std::size_t next = 0;  // next checkpoint
   for (std::uint64_t t = 1; t <= cell.horizon(); ++t) {
+    stop.poll(t);
     const std::uint32_t arm =
         t <= arms
             ? static_cast<std::uint32_t>(t - 1)  // each arm once, in index order
@@ -139,8 +140,10 @@ void play_local_ucb(const Cell& cell, std::size_t m, pcg32 stream,
 template <class Rewards>
 class CentralizedUcb {
  public:
-  CentralizedUcb(const Cell& cell, std::uint64_t seed, std::uint64_t replication)
+  CentralizedUcb(const Cell& cell, std::uint64_t seed, std::uint64_t replication,
+                 const StopToken& stop)
       : cell_(cell),
+        stop_(stop),
         clients_(cell.instance().clients()),
         arms_(cell.instance().arms()),
         alpha_(cell.algorithm_alpha()),
@@ -167,6 +170,7 @@ class CentralizedUcb {
 
   ReplicationResult run() {
     for (std::uint64_t t = 1; t <= cell_.horizon(); ++t) {
+      stop_.poll(t);
       if (t <= arms_) {
         std::fill(played_.begin(), played_.end(), static_cast<std::uint32_t>(t - 1));
       } else {
@@ -214,6 +218,7 @@ class CentralizedUcb {
   }
 
   const Cell& cell_;
+  StopToken stop_;
   std::size_t clients_, arms_;
   double alpha_;
   double shared_;  // (1 - alpha) / M: every client's weight in the global part
@@ -233,7 +238,8 @@ class CentralizedUcb {
 
 }  // namespace
 
-ReplicationResult run_local_ucb(const Cell& cell, std::uint64_t seed, std::uint64_t replication) {
+ReplicationResult run_local_ucb(const Cell& cell, std::uint64_t seed, std::uint64_t replication,
+                                const StopToken& stop) {
   const auto& instance = cell.instance();
   const std::size_t block = instance.clients() * instance.arms();
   std::vector<std::uint64_t> counts(cell.checkpoints().size() * block, 0);
@@ -247,7 +253,7 @@ ReplicationResult run_local_ucb(const Cell& cell, std::uint64_t seed, std::uint6
       tasks.run([&, m] {
         with_rewards(instance, [&]<class Rewards>(std::type_identity<Rewards>) {
           play_local_ucb<Rewards>(cell, m, rng::make_stream({seed, cell.index(), replication, m}),
-                                  counts);
+                                  counts, stop);
         });
       });
     }
@@ -260,9 +266,9 @@ ReplicationResult run_local_ucb(const Cell& cell, std::uint64_t seed, std::uint6
 }
 
 ReplicationResult run_centralized_ucb(const Cell& cell, std::uint64_t seed,
-                                      std::uint64_t replication) {
+                                      std::uint64_t replication, const StopToken& stop) {
   return with_rewards(cell.instance(), [&]<class Rewards>(std::type_identity<Rewards>) {
-    return CentralizedUcb<Rewards>(cell, seed, replication).run();
+    return CentralizedUcb<Rewards>(cell, seed, replication, stop).run();
   });
 }
 

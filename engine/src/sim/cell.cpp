@@ -4,7 +4,9 @@
 
 #include <fmt/format.h>
 
+#include "pfmab/model/limits.hpp"
 #include "pfmab/sim/checkpoints.hpp"
+#include "pfmab/util/checked.hpp"
 #include "pfmab/util/error.hpp"
 
 namespace pfmab::sim {
@@ -15,19 +17,28 @@ Fidelity drawn_fidelity(algorithms::AlgorithmKind algorithm, Fidelity mode) {
 
 void validate_horizon(std::uint64_t horizon) {
   if (horizon < 1) throw UserError("horizon T must be at least 1 slot");
+  if (horizon > limits::max_horizon) {
+    throw UserError(fmt::format("horizon T = {} is above 2^62 = {}, the longest pfmab counts",
+                                horizon, limits::max_horizon));
+  }
 }
 
 void validate_comm_cost(double comm_cost) {
-  if (!(std::isfinite(comm_cost) && comm_cost >= 0.0)) {
-    throw UserError(
-        fmt::format("communication cost C = {} must be a finite number >= 0", comm_cost));
-  }
+  limits::check(comm_cost, "communication cost C", limits::comm_cost);
 }
 
 namespace {
 
 CellSpec validated(CellSpec spec) {
   validate_horizon(spec.horizon);
+  // Every count of pulls (per arm, per client, summed over clients) is then
+  // exact in 64 bits.
+  const auto clients = spec.instance->clients();
+  if (const auto pulls = checked_mul(clients, spec.horizon); !pulls || *pulls > limits::max_pulls) {
+    throw UserError(fmt::format(
+        "M T = {} clients x {} slots is above 2^62, the most pulls pfmab counts exactly", clients,
+        spec.horizon));
+  }
   validate_comm_cost(spec.comm_cost);
   using namespace algorithms;
   spec.params.enhanced = spec.algorithm == AlgorithmKind::pf_ucb_enhanced;

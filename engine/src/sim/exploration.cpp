@@ -24,9 +24,10 @@ Fidelity parse_fidelity(std::string_view name) {
 }
 
 void draw_reward_sums(Fidelity fidelity, const model::Instance& instance, std::size_t client,
-                      pcg32& stream, const Run& run, std::span<double> sums) {
+                      pcg32& stream, const Run& run, std::span<double> sums,
+                      const StopToken& stop) {
   if (fidelity == Fidelity::per_pull) {
-    explore_per_pull(instance, client, stream, run, sums);
+    explore_per_pull(instance, client, stream, run, sums, stop);
   } else {
     explore_aggregated(instance, client, stream, run, sums);
   }
@@ -34,9 +35,15 @@ void draw_reward_sums(Fidelity fidelity, const model::Instance& instance, std::s
 
 namespace {
 
-// Calls draw(i) once per pull of run.arms[i], in the run's slot order.
+// Calls draw(i) once per pull of run.arms[i], in the run's slot order,
+// polling `stop` as it goes.
 template <class Draw>
-void for_each_pull(const Run& run, Draw&& draw) {
+void for_each_pull(const Run& run, const StopToken& stop, Draw&& each) {
+  std::uint64_t done = 0;
+  auto draw = [&](std::size_t i) {
+    stop.poll(++done);
+    each(i);
+  };
   const std::size_t n = run.arms.size();
   if (run.order == Order::blocked) {
     for (std::size_t i = 0; i < n; ++i) {
@@ -59,14 +66,14 @@ void for_each_pull(const Run& run, Draw&& draw) {
 }  // namespace
 
 void explore_per_pull(const model::Instance& instance, std::size_t client, pcg32& stream,
-                      const Run& run, std::span<double> sums) {
+                      const Run& run, std::span<double> sums, const StopToken& stop) {
   const std::size_t n = run.arms.size();
   const auto means = instance.local_means(client);
   if (instance.rewards().kind == model::RewardKind::gaussian) {
     // X = mu + sigma Z: sum the Z per arm, scale once.
     std::vector<double> noise(n, 0.0);
     rng::UnitNormal normal;
-    for_each_pull(run, [&](std::size_t i) { noise[i] += normal(stream); });
+    for_each_pull(run, stop, [&](std::size_t i) { noise[i] += normal(stream); });
     const double sigma = instance.rewards().sigma;
     for (std::size_t i = 0; i < n; ++i) {
       sums[i] = static_cast<double>(run.pulls(i)) * means[run.arms[i]] + sigma * noise[i];
@@ -74,7 +81,7 @@ void explore_per_pull(const model::Instance& instance, std::size_t client, pcg32
   } else {
     std::vector<std::uint64_t> threshold(n), successes(n, 0);
     for (std::size_t i = 0; i < n; ++i) threshold[i] = rng::bernoulli_threshold(means[run.arms[i]]);
-    for_each_pull(run,
+    for_each_pull(run, stop,
                   [&](std::size_t i) { successes[i] += std::uint64_t{stream()} < threshold[i]; });
     for (std::size_t i = 0; i < n; ++i) sums[i] = static_cast<double>(successes[i]);
   }

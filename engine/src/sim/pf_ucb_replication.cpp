@@ -4,7 +4,6 @@
 #include <span>
 #include <vector>
 
-#include <boost/random/uniform_int_distribution.hpp>
 #include <oneapi/tbb/task_arena.h>
 #include <oneapi/tbb/task_group.h>
 #include <pcg_random.hpp>
@@ -14,7 +13,9 @@
 #include "pfmab/rng/streams.hpp"
 #include "pfmab/sim/barrier.hpp"
 #include "pfmab/sim/exploration.hpp"
+#include "pfmab/sim/participants.hpp"
 #include "pfmab/sim/waiting.hpp"
+#include "pfmab/util/checked.hpp"
 
 namespace pfmab::sim {
 namespace {
@@ -29,8 +30,10 @@ using algorithms::PfUcbClient;
 // another.
 class PfUcbReplication {
  public:
-  PfUcbReplication(const Cell& cell, std::uint64_t seed, std::uint64_t replication)
+  PfUcbReplication(const Cell& cell, std::uint64_t seed, std::uint64_t replication,
+                   const StopToken& stop)
       : cell_(cell),
+        stop_(stop),
         preset_(cell.rule().params().preset),
         alpha_(cell.algorithm_alpha()),
         full_participation_(cell.spec().participation.full(cell.instance().clients())),
@@ -67,6 +70,15 @@ class PfUcbReplication {
  private:
   const algorithms::PfUcbRule& rule() const { return cell_.rule(); }
   bool enhanced() const { return rule().params().enhanced; }
+  algorithms::Aggregation aggregation() const { return cell_.spec().participation.aggregation; }
+
+  // (1/M) sum_n 1/F_n in client order: infinite while a client has never
+  // taken part.
+  static double mean_inverse(std::span<const double> cumulative) {
+    double sum = 0.0;
+    for (const double f : cumulative) sum += 1.0 / f;
+    return sum / static_cast<double>(cumulative.size());
+  }
 
   // Every action of phase p but the authors' waiting is fixed when it starts
   // (who takes part, A(p), A_m(p), lengths, Algorithm 1's waiting arm from
@@ -76,10 +88,12 @@ class PfUcbReplication {
       play_out();
       return;
     }
+    stop_.throw_if_requested();  // phases can number up to T
     ++phase_;
     choose_participants();
     plan_exploration();
-    completes_ = longest_ <= trajectory_.horizon() - trajectory_.now();
+    remaining_ = trajectory_.horizon() - trajectory_.now();
+    completes_ = longest_ <= remaining_;
     if (!algorithms::exploitation_feeds_means(preset_)) {
       for (std::size_t m = 0; m < clients_.size(); ++m) {
         plays_[m].waiting.clear();
@@ -101,31 +115,9 @@ class PfUcbReplication {
   }
 
   void choose_participants() {
-    const std::size_t count = clients_.size();
+    draw_participants(cell_.spec().participation, server_stream_, participates_);
     participants_.clear();
-    const auto& participation = cell_.spec().participation;
-    if (full_participation_) {
-      std::fill(participates_.begin(), participates_.end(), true);
-    } else if (participation.clients) {
-      // S of M uniformly: a partial Fisher-Yates shuffle
-      std::vector<std::uint32_t> order(count);
-      for (std::uint32_t m = 0; m < count; ++m) order[m] = m;
-      for (std::size_t i = 0; i < *participation.clients; ++i) {
-        boost::random::uniform_int_distribution<std::size_t> pick(i, count - 1);
-        std::swap(order[i], order[pick(server_stream_)]);
-      }
-      std::fill(participates_.begin(), participates_.end(), false);
-      for (std::size_t i = 0; i < *participation.clients; ++i) participates_[order[i]] = true;
-    } else {
-      // each client with probability q; a phase nobody would take part in is
-      // drawn again (the phase needs someone to explore)
-      do {
-        for (std::size_t m = 0; m < count; ++m) {
-          participates_[m] = rng::uniform01(server_stream_) < participation.probability;
-        }
-      } while (std::none_of(participates_.begin(), participates_.end(), [](bool p) { return p; }));
-    }
-    for (std::uint32_t m = 0; m < count; ++m) {
+    for (std::uint32_t m = 0; m < clients_.size(); ++m) {
       if (participates_[m]) participants_.push_back(m);
     }
   }
@@ -161,7 +153,7 @@ class PfUcbReplication {
                              [&](double factor) { return rule().global_rounds(phase_, factor); });
       play.local = run_over(clients_[m].active(), m, local_counts_[m],
                             [&](double factor) { return rule().local_rounds(phase_, factor); });
-      exploration_[m] = play.global.slots() + play.local.slots();
+      exploration_[m] = saturating_add(play.global.slots(), play.local.slots());
       longest_ = std::max(longest_, exploration_[m]);  // L_max
     }
   }
@@ -169,22 +161,42 @@ class PfUcbReplication {
   // Steps 1-3 at client m: global then local exploration, the means sent;
   // under the authors' rule also its waiting, which reads every reward.
   void explore(std::size_t m) {
+    if (completes_ || exploration_[m] < remaining_) {
+      draw_phase(m);
+    } else {
+      // The horizon cuts this phase (only the authors' rule draws such a
+      // phase, for its waiting) before client m's waiting begins: nothing m
+      // would draw is ever observed, and its plan may be 2^64 pulls long.
+      plays_[m].waiting.clear();
+    }
+    if (!barrier_.arrive()) return;
+    server_step();
+  }
+
+  void draw_phase(std::size_t m) {
     auto& client = clients_[m];
+    const auto fidelity = cell_.spec().fidelity;
     for (const Run* run : {&plays_[m].global, &plays_[m].local}) {
       if (run->slots() == 0) continue;
       std::vector<double> sums(run->arms.size());
-      draw_reward_sums(cell_.spec().fidelity, cell_.instance(), m, streams_[m], *run, sums);
+      draw_reward_sums(fidelity, cell_.instance(), m, streams_[m], *run, sums, stop_);
       for (std::size_t i = 0; i < run->arms.size(); ++i) {
         client.record(run->arms[i], run->pulls(i), sums[i]);
       }
     }
     if (algorithms::exploitation_feeds_means(preset_)) {
+      std::uint64_t waiting = longest_ - exploration_[m];
+      // Per pull, the waiting past the horizon would be drawn slot by slot
+      // and never observed: it is left out (the draws before the horizon are
+      // the same). The aggregated waiting costs the same at any length, and
+      // its draws depend on the length: it is kept whole, for the same bits.
+      if (!completes_ && fidelity == Fidelity::per_pull) {
+        waiting = std::min(waiting, remaining_ - exploration_[m]);
+      }
       plays_[m].waiting.clear();
-      wait_exploiting(cell_.spec().fidelity, cell_.instance(), m, streams_[m], client, alpha_,
-                      longest_ - exploration_[m], plays_[m].waiting);
+      wait_exploiting(fidelity, cell_.instance(), m, streams_[m], client, alpha_, waiting,
+                      plays_[m].waiting, stop_);
     }
-    if (!barrier_.arrive()) return;
-    server_step();
   }
 
   // Step 5 and the phase's accounts: 2 exchanges per participant (statistics,
@@ -193,7 +205,8 @@ class PfUcbReplication {
     trajectory_.advance(plays_, longest_, completes_ ? kRoundsPerPhase * participants_.size() : 0);
     if (!completes_) return;  // the horizon cut the phase: it never reaches the server
     for (const auto m : participants_) exploration_pulls_ += exploration_[m];
-    server_.aggregate(clients_, participants_, preset_);
+    server_.aggregate(clients_, participants_, preset_, aggregation());
+    mean_inverse_cumulative_ = mean_inverse(cumulative_);
     barrier_.arm(participants_.size());
     for (const auto m : participants_) {
       tasks_.run([this, m] { decide(m); });
@@ -203,15 +216,25 @@ class PfUcbReplication {
   // Step 6 at participant m: mixed estimates, elimination, fixing; A_m(p+1)
   // (and, enhanced, its gap estimates) sent.
   void decide(std::size_t m) {
-    // B_p; under partial participation over the phases m took part in
-    const double radius = full_participation_ ? rule().confidence_radius(phase_)
-                                              : rule().confidence_radius_at(cumulative_[m]);
+    const double radius = confidence_radius(m);
     clients_[m].update(server_.global_means(), alpha_, radius, preset_);
     if (enhanced()) server_.receive_gaps(m, clients_[m].gap_estimates(radius));
     if (!barrier_.arrive()) return;
     server_.unite(clients_);  // step 7
     if (server_.active().empty()) fixation_slot_ = static_cast<std::int64_t>(trajectory_.now());
     start_phase();
+  }
+
+  // B_p (Eqn. (8)) with every client; under partial participation the
+  // radius of the estimate the server aggregates (docs/algorithms.md):
+  // every client's latest report, or the participants' alone, whose radius
+  // counts m's own phases only and ignores which clients were drawn.
+  double confidence_radius(std::size_t m) const {
+    if (full_participation_) return rule().confidence_radius(phase_);
+    if (aggregation() == algorithms::Aggregation::participants) {
+      return rule().confidence_radius_at(cumulative_[m]);
+    }
+    return rule().confidence_radius_latest(cumulative_[m], mean_inverse_cumulative_);
   }
 
   // After A is empty every client plays O_m (or, under the authors' rule, a
@@ -247,6 +270,7 @@ class PfUcbReplication {
   static constexpr std::uint64_t kRoundsPerPhase = 2;
 
   const Cell& cell_;
+  StopToken stop_;
   algorithms::Preset preset_;
   double alpha_;  // the algorithm's
   bool full_participation_;
@@ -262,10 +286,12 @@ class PfUcbReplication {
   std::vector<std::vector<std::uint64_t>> global_counts_, local_counts_;  // enhanced lengths
   std::vector<std::uint64_t> exploration_;                                // L_m
   std::uint64_t longest_ = 0;                                             // L_max
+  std::uint64_t remaining_ = 0;  // slots left when the phase starts
   bool completes_ = true;
   std::vector<std::uint32_t> participants_;
   std::vector<bool> participates_;
-  std::vector<double> cumulative_;  // sum of f over the phases each client took part in
+  std::vector<double> cumulative_;        // F_n: sum of f over the phases client n took part in
+  double mean_inverse_cumulative_ = 0.0;  // (1/M) sum_n 1/F_n, this phase
   std::uint64_t phase_ = 0;
   std::uint64_t exploration_pulls_ = 0;
   std::int64_t fixation_slot_ = -1;
@@ -273,8 +299,9 @@ class PfUcbReplication {
 
 }  // namespace
 
-ReplicationResult run_pf_ucb(const Cell& cell, std::uint64_t seed, std::uint64_t replication) {
-  return PfUcbReplication(cell, seed, replication).run();
+ReplicationResult run_pf_ucb(const Cell& cell, std::uint64_t seed, std::uint64_t replication,
+                             const StopToken& stop) {
+  return PfUcbReplication(cell, seed, replication, stop).run();
 }
 
 }  // namespace pfmab::sim

@@ -24,14 +24,15 @@ void ReplicationResult::add_to(Digest& digest) const {
   digest.add(fixation_slot);
 }
 
-ReplicationResult run_replication(const Cell& cell, std::uint64_t seed, std::uint64_t replication) {
+ReplicationResult run_replication(const Cell& cell, std::uint64_t seed, std::uint64_t replication,
+                                  const StopToken& stop) {
   switch (cell.spec().algorithm) {
     case algorithms::AlgorithmKind::local_ucb:
-      return run_local_ucb(cell, seed, replication);
+      return run_local_ucb(cell, seed, replication, stop);
     case algorithms::AlgorithmKind::centralized_ucb:
-      return run_centralized_ucb(cell, seed, replication);
+      return run_centralized_ucb(cell, seed, replication, stop);
     default:
-      return run_pf_ucb(cell, seed, replication);
+      return run_pf_ucb(cell, seed, replication, stop);
   }
 }
 

@@ -4,6 +4,9 @@
 #include <oneapi/tbb/parallel_pipeline.h>
 #include <oneapi/tbb/task_arena.h>
 
+#include <fmt/format.h>
+
+#include "pfmab/model/limits.hpp"
 #include "pfmab/util/error.hpp"
 
 namespace pfmab::sim {
@@ -14,9 +17,10 @@ struct Job {
   std::uint64_t replication = 0;
 };
 
+// A replication run to its end, or interrupted by a stop request.
 struct Finished {
   Job job;
-  ReplicationResult result;
+  std::optional<ReplicationResult> result;
 };
 
 // Hands out (cell, replication) block by block, in the order the source
@@ -46,6 +50,13 @@ class JobOrder {
 void validate(const RunOptions& options) {
   if (options.replications == 0) throw UserError("the number of replications must be at least 1");
   if (options.threads == 0) throw UserError("the number of threads must be at least 1");
+  if (options.threads > limits::max_threads()) {
+    throw UserError(fmt::format(
+        "{} threads: at most {} are accepted ({} per core of the {} this process may use; more "
+        "threads only add memory and contention)",
+        options.threads, limits::max_threads(), limits::threads_per_core,
+        limits::max_threads() / limits::threads_per_core));
+  }
 }
 
 void run_sweep(std::span<const Cell> cells, const RunOptions& options, const ResultSink& sink) {
@@ -65,6 +76,11 @@ void run_blocks(std::span<const Cell> cells, const RunOptions& options, const Bl
                 const ResultSink& sink) {
   validate(options);
   JobOrder order(source);
+  const StopToken stop(options.stop);
+  // Once a replication is interrupted, none after it in the sink's order is
+  // handed on either: the sink sees a prefix of the run, as its output
+  // (replications 0..n-1 of a cell, resumable at n) requires.
+  bool interrupted = false;
 
   // An arena alone is capped at the core count; the global limit must be
   // raised too for `threads` to mean exactly that many threads.
@@ -79,18 +95,24 @@ void run_blocks(std::span<const Cell> cells, const RunOptions& options, const Bl
         tbb::make_filter<void, Job>(tbb::filter_mode::serial_in_order,
                                     [&](tbb::flow_control& control) {
                                       std::optional<Job> job;
-                                      if (!(options.stop && options.stop->load())) job = order.pop();
+                                      if (!stop.requested()) job = order.pop();
                                       if (!job) control.stop();
                                       return job.value_or(Job{});
                                     }) &
             tbb::make_filter<Job, Finished>(
                 tbb::filter_mode::parallel,
                 [&](Job job) {
-                  return Finished{job,
-                                  run_replication(cells[job.cell], options.seed, job.replication)};
+                  try {
+                    return Finished{job, run_replication(cells[job.cell], options.seed,
+                                                         job.replication, stop)};
+                  } catch (const Interrupted&) {
+                    return Finished{job, std::nullopt};
+                  }
                 }) &
             tbb::make_filter<Finished, void>(tbb::filter_mode::serial_in_order, [&](Finished done) {
-              sink(done.job.cell, done.job.replication, std::move(done.result));
+              interrupted = interrupted || !done.result;
+              if (interrupted) return;
+              sink(done.job.cell, done.job.replication, std::move(*done.result));
               if (options.completed) options.completed->fetch_add(1, std::memory_order_relaxed);
             }));
   });

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cassert>
 
+#include "pfmab/util/checked.hpp"
+
 namespace pfmab::sim {
 
 Trajectory::Trajectory(const model::Instance& instance, const model::MixedModel& measured,
@@ -29,9 +31,9 @@ Trajectory::Trajectory(const model::Instance& instance, const model::MixedModel&
 }
 
 std::uint64_t Run::slots() const {
-  if (counts.empty()) return arms.size() * rounds;
+  if (counts.empty()) return saturating_mul(arms.size(), rounds);
   std::uint64_t total = 0;
-  for (const auto c : counts) total += c;
+  for (const auto c : counts) total = saturating_add(total, c);
   return total;
 }
 
@@ -78,8 +80,8 @@ void Run::add_pulls(std::uint64_t elapsed, std::uint64_t* per_arm) const {
 }
 
 std::uint64_t ClientPlay::slots() const {
-  std::uint64_t total = global.slots() + local.slots();
-  for (const auto& s : waiting) total += s.slots;
+  std::uint64_t total = saturating_add(global.slots(), local.slots());
+  for (const auto& s : waiting) total = saturating_add(total, s.slots);
   return total;
 }
 
@@ -119,8 +121,8 @@ void Trajectory::record(const std::vector<std::uint64_t>& counts, std::uint64_t 
 
 void Trajectory::advance(std::span<const ClientPlay> plays, std::uint64_t length,
                          std::uint64_t exchanges) {
-  const std::uint64_t end = std::min(now_ + length, horizon());
   const bool completes = length <= horizon() - now_;
+  const std::uint64_t end = completes ? now_ + length : horizon();
   const std::uint64_t comm_at_end = completes ? comm_count_ + exchanges : comm_count_;
   for (; next_checkpoint_ < checkpoints_.size() && checkpoints_[next_checkpoint_] <= end;
        ++next_checkpoint_) {

@@ -35,7 +35,9 @@ FirstPassage first_passage_below_zero(pcg32& stream, double start, double drift,
   if (sigma == 0.0) {  // a straight line
     const double end = start + drift * static_cast<double>(length);
     if (end >= 0.0) return {0, end};
-    const auto step = static_cast<std::uint64_t>(std::floor(start / -drift)) + 1;
+    // end < 0: the line crosses within `length` slots (the min guards rounding)
+    const auto step =
+        static_cast<std::uint64_t>(std::min(std::floor(start / -drift), static_cast<double>(length - 1))) + 1;
     return {step, start + drift * static_cast<double>(step)};
   }
   rng::UnitNormal normal;
@@ -129,9 +131,10 @@ double draw_sum(const model::Instance& instance, std::size_t client, pcg32& stre
 
 void wait_per_pull(const model::Instance& instance, std::size_t client, pcg32& stream,
                    algorithms::PfUcbClient& state, double alpha, std::uint64_t slots,
-                   std::vector<Segment>& played) {
+                   std::vector<Segment>& played, const StopToken& stop) {
   auto c = contest(state, instance.arms(), alpha);
   for (; slots > 0; --slots) {
+    stop.poll(slots);
     state.record(c.played, 1, draw_one(instance, client, stream, c.played));
     extend(played, c.played, 1);
     if (!still_leads(c, state.exploit_value(c.played, alpha))) {
@@ -142,9 +145,10 @@ void wait_per_pull(const model::Instance& instance, std::size_t client, pcg32& s
 
 void wait_aggregated(const model::Instance& instance, std::size_t client, pcg32& stream,
                      algorithms::PfUcbClient& state, double alpha, std::uint64_t slots,
-                     std::vector<Segment>& played) {
+                     std::vector<Segment>& played, const StopToken& stop) {
   const bool gaussian = instance.rewards().kind == model::RewardKind::gaussian;
-  while (slots > 0) {
+  for (std::uint64_t step = 1; slots > 0; ++step) {
+    stop.poll(step);
     const auto c = contest(state, instance.arms(), alpha);
     const std::uint32_t b = c.played;
     // Nothing can take over: a fixed arm, no rival, or values that do not
@@ -188,11 +192,11 @@ void wait_aggregated(const model::Instance& instance, std::size_t client, pcg32&
 
 void wait_exploiting(Fidelity fidelity, const model::Instance& instance, std::size_t client,
                      pcg32& stream, algorithms::PfUcbClient& state, double alpha,
-                     std::uint64_t slots, std::vector<Segment>& played) {
+                     std::uint64_t slots, std::vector<Segment>& played, const StopToken& stop) {
   if (fidelity == Fidelity::per_pull) {
-    wait_per_pull(instance, client, stream, state, alpha, slots, played);
+    wait_per_pull(instance, client, stream, state, alpha, slots, played, stop);
   } else {
-    wait_aggregated(instance, client, stream, state, alpha, slots, played);
+    wait_aggregated(instance, client, stream, state, alpha, slots, played, stop);
   }
 }
 

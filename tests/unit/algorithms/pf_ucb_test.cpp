@@ -1,6 +1,7 @@
 #include "pfmab/algorithms/pf_ucb.hpp"
 
 #include <cmath>
+#include <limits>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -58,6 +59,50 @@ TEST(PfUcbRule, ConfidenceRadiusByHand) {
   c1.schedule = {ScheduleKind::constant, 5.0};
   EXPECT_NEAR(PfUcbRule(c1, 0.5, 2, 1'000'000).confidence_radius(3),
               std::sqrt(13.815510557964274 / 30.0), 1e-14);
+}
+
+// Partial participation, every client's latest report aggregated
+// (docs/algorithms.md): the proof of Lemma 1 with client n's guaranteed
+// counts (1 - alpha) F_n (global) and (1 - alpha + M alpha) F_m (client m,
+// global and local) bounds the mixed estimate's variance proxy by
+//   (alpha + (1-alpha)/M)^2 / ((1-alpha+M alpha) F_m)
+//     + ((1-alpha)/M)^2 sum_{n != m} 1 / ((1-alpha) F_n),
+// and the radius is sqrt(c_B L) times its square root.
+TEST(PfUcbRule, LatestRadiusIsLemmaOnesBoundWithEachClientsSchedule) {
+  constexpr double log_t = 13.815510557964274;  // log 1e6
+  const double alpha = 0.5, m = 4.0;
+  const std::vector<double> cumulative{8.0, 8.0, 4.0, 16.0};  // F_n; client 0 decides
+  double mean_inverse = 0.0;
+  for (const double f : cumulative) mean_inverse += 1.0 / f / m;  // H = 0.140625
+  const double own = alpha + (1.0 - alpha) / m, other = (1.0 - alpha) / m;
+  double variance = own * own / ((1.0 - alpha + m * alpha) * cumulative[0]);
+  for (std::size_t n = 1; n < cumulative.size(); ++n) {
+    variance += other * other / ((1.0 - alpha) * cumulative[n]);
+  }
+  // = 0.033203125 = (alpha / F_0 + (1 - alpha) H) / M = 0.1328125 / 4
+  EXPECT_DOUBLE_EQ(variance, 0.033203125);
+  const PfUcbRule rule(PfUcbParams{}, alpha, 4, 1'000'000);
+  EXPECT_DOUBLE_EQ(rule.confidence_radius_latest(cumulative[0], mean_inverse),
+                   std::sqrt(4.0 * log_t * variance));
+  // every client with the same schedule F(p): Eqn. (8)'s B_p
+  const double f2 = 6.0 * log_t;  // F(2) = (2 + 4) log T
+  EXPECT_NEAR(rule.confidence_radius_latest(f2, 1.0 / f2), rule.confidence_radius(2), 1e-15);
+  // a client that has never reported: no finite radius for alpha < 1 ...
+  const double never = std::numeric_limits<double>::infinity();
+  EXPECT_EQ(rule.confidence_radius_latest(8.0, never), never);
+  // ... but at alpha = 1 the global means carry no weight: m's own schedule
+  const PfUcbRule local(PfUcbParams{}, 1.0, 4, 1'000'000);
+  EXPECT_EQ(local.confidence_radius_latest(8.0, never), local.confidence_radius_at(8.0));
+  // alpha = 0: only the global term, the harmonic mean of the F_n
+  const PfUcbRule global(PfUcbParams{}, 0.0, 4, 1'000'000);
+  EXPECT_EQ(global.confidence_radius_latest(8.0, mean_inverse),
+            global.confidence_radius_at(1.0 / mean_inverse));
+  // large-M lengths: M times fewer pulls, M times the variance
+  PfUcbParams large;
+  large.lengths = Lengths::large_m;
+  EXPECT_DOUBLE_EQ(
+      PfUcbRule(large, alpha, 4, 1'000'000).confidence_radius_latest(cumulative[0], mean_inverse),
+      2.0 * rule.confidence_radius_latest(cumulative[0], mean_inverse));
 }
 
 TEST(PfUcbRule, RejectsBadParameters) {
@@ -141,7 +186,7 @@ TEST(PfUcbServer, AggregatesActiveArmsAndUnitesActiveSets) {
   clients.push_back(client_with_means({0.0, 0.75, 0.0}));
   PfUcbServer server(3, 2);
   const std::uint32_t both[] = {0, 1};
-  server.aggregate(clients, both, Preset::paper);
+  server.aggregate(clients, both, Preset::paper, Aggregation::latest);
   EXPECT_EQ(server.global_means()[0], 0.375);
   EXPECT_EQ(server.global_means()[1], 0.5);
   EXPECT_EQ(server.global_means()[2], 0.5);
@@ -263,14 +308,14 @@ TEST(PfUcbClient, AuthorsWaitingArmIsTheCurrentArgmaxOverEveryArm) {
   EXPECT_EQ(t.exploit_arm_authors(0.5), 0u);
 }
 
-TEST(PfUcbServer, AggregatesParticipantsOnlyAndUnderTheAuthorsRuleEveryArm) {
+TEST(PfUcbServer, ParticipantsAggregationAveragesThemOnlyAndUnderTheAuthorsRuleEveryArm) {
   std::vector<PfUcbClient> clients;
   clients.push_back(client_with_means({0.75, 0.25, 1.0}));
   clients.push_back(client_with_means({0.0, 0.75, 0.0}));
   clients.push_back(client_with_means({0.25, 0.25, 0.5}));
   PfUcbServer server(3, 3);
   const std::uint32_t first_and_last[] = {0, 2};
-  server.aggregate(clients, first_and_last, Preset::paper);
+  server.aggregate(clients, first_and_last, Preset::paper, Aggregation::participants);
   EXPECT_EQ(server.global_means()[0], 0.5);  // (0.75 + 0.25) / 2: client 1 is absent
   EXPECT_EQ(server.global_means()[2], 0.75);
   // Algorithm 1 aggregates the arms of A only; the authors' server every arm
@@ -283,10 +328,43 @@ TEST(PfUcbServer, AggregatesParticipantsOnlyAndUnderTheAuthorsRuleEveryArm) {
   clients[1].record(1, 1, 0.25);  // client 1's arm-1 mean: 0.5
   const std::uint32_t all[] = {0, 1, 2};
   auto paper = server;
-  paper.aggregate(clients, all, Preset::paper);
+  paper.aggregate(clients, all, Preset::paper, Aggregation::participants);
   EXPECT_EQ(paper.global_means()[1], 0.25);  // not in A: left as it was
-  server.aggregate(clients, all, Preset::authors_code);
+  server.aggregate(clients, all, Preset::authors_code, Aggregation::participants);
   EXPECT_EQ(server.global_means()[1], (0.25 + 0.5 + 0.25) / 3.0);
+}
+
+// Three clients, two arms. Phase 1: clients 0 and 1 report (client 2 has
+// never taken part, so the means are over the two reports). Phase 2: 0 and 2
+// take part; client 1, absent, counts with what it sent in phase 1 even
+// though its own means have moved since.
+TEST(PfUcbServer, LatestAggregationCountsAbsentClientsWithTheMeansTheyLastSent) {
+  std::vector<PfUcbClient> clients;
+  clients.push_back(client_with_means({0.75, 0.25}));
+  clients.push_back(client_with_means({0.0, 0.75}));
+  clients.push_back(client_with_means({0.25, 0.5}));
+  PfUcbServer latest(2, 3);
+  const std::uint32_t first_two[] = {0, 1};
+  latest.aggregate(clients, first_two, Preset::paper, Aggregation::latest);
+  EXPECT_EQ(latest.global_means()[0], 0.375);  // (0.75 + 0) / 2
+  EXPECT_EQ(latest.global_means()[1], 0.5);    // (0.25 + 0.75) / 2
+  auto participants_only = latest;
+  clients[0].record(0, 1, 0.25);  // client 0's arm 0: (0.75 + 0.25) / 2 = 0.5
+  clients[1].record(1, 1, 0.25);  // client 1's arm 1 now 0.5, but it is absent
+  const std::uint32_t first_and_last[] = {0, 2};
+  latest.aggregate(clients, first_and_last, Preset::paper, Aggregation::latest);
+  EXPECT_EQ(latest.global_means()[0], 0.25);  // (0.5 + 0 (stale) + 0.25) / 3
+  EXPECT_EQ(latest.global_means()[1], 0.5);   // (0.25 + 0.75 (stale, not 0.5) + 0.5) / 3
+  participants_only.aggregate(clients, first_and_last, Preset::paper, Aggregation::participants);
+  EXPECT_EQ(participants_only.global_means()[0], 0.375);  // (0.5 + 0.25) / 2
+  EXPECT_EQ(participants_only.global_means()[1], 0.375);  // (0.25 + 0.5) / 2
+}
+
+TEST(Aggregation, NamesRoundTripAndUnknownOnesAreRefused) {
+  for (const auto a : {Aggregation::latest, Aggregation::participants}) {
+    EXPECT_EQ(parse_aggregation(to_string(a)), a);
+  }
+  EXPECT_THROW(parse_aggregation("stale"), UserError);
 }
 
 TEST(Presets, NamesRoundTripAndUnknownOnesAreRefused) {

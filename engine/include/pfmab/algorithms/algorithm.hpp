@@ -21,15 +21,26 @@ inline bool is_pf_ucb(AlgorithmKind kind) {
   return kind == AlgorithmKind::pf_ucb || kind == AlgorithmKind::pf_ucb_enhanced;
 }
 
+// What the server averages under partial participation
+// (docs/algorithms.md, "Partial participation").
+enum class Aggregation {
+  latest,        // every client's last report, stale for the absent ones: consistent
+  participants,  // this phase's participants' reports only: biased when clients differ
+};
+
+std::string_view to_string(Aggregation aggregation);   // "latest", "participants"
+Aggregation parse_aggregation(std::string_view name);  // throws UserError
+
 // Cross-device participation (the first open direction of Sec. 8): each
-// phase, every client takes part with probability q, or exactly S clients
-// drawn uniformly do. Absent clients keep exploiting; the server aggregates
-// the participants only and charges communication for them only.
+// phase, every client takes part with probability q (given that one does),
+// or exactly S clients drawn uniformly do. Absent clients keep exploiting;
+// the server charges communication for the participants only.
 struct Participation {
   double probability = 1.0;              // q
   std::optional<std::uint64_t> clients;  // S, instead of q
+  Aggregation aggregation = Aggregation::latest;
 
-  // Every client, every phase: plain PF-UCB.
+  // Every client, every phase: plain PF-UCB (the aggregation is then moot).
   bool full(std::size_t clients_in_game) const {
     return clients ? *clients == clients_in_game : probability == 1.0;
   }

@@ -7,6 +7,7 @@
 #include <string_view>
 #include <vector>
 
+#include "pfmab/algorithms/algorithm.hpp"
 #include "pfmab/algorithms/schedule.hpp"
 
 namespace pfmab::algorithms {
@@ -81,6 +82,13 @@ class PfUcbRule {
   // (under partial participation, the sum of f over the phases it took part
   // in); infinite for 0.
   double confidence_radius_at(double cumulative) const;
+  // The radius of client m's mixed estimate when the server averages every
+  // client's latest report (docs/algorithms.md, "Partial participation"):
+  // confidence_radius_at(F'_m) with 1/F'_m = alpha/F_m + (1 - alpha) H, where
+  // F_m = `own` is m's cumulative schedule and H = `mean_inverse` the mean
+  // over all clients n of 1/F_n. Infinite while some client has never
+  // reported (H infinite) unless alpha = 1. Equals B_p when every F_n = F(p).
+  double confidence_radius_latest(double own, double mean_inverse) const;
 
  private:
   PfUcbParams params_;
@@ -146,9 +154,9 @@ class PfUcbClient {
   bool updated_ = false;
 };
 
-// The server (Algorithm 2): the global active set A(p), the aggregated
-// global means and, for the enhanced algorithm, every client's last gap
-// estimates.
+// The server (Algorithm 2): the global active set A(p), every client's
+// latest reported means, the aggregated global means and, for the enhanced
+// algorithm, every client's last gap estimates.
 class PfUcbServer {
  public:
   PfUcbServer(std::size_t arms, std::size_t clients);
@@ -158,11 +166,14 @@ class PfUcbServer {
   // mu_bar_k(p), indexed by arm.
   std::span<const double> global_means() const { return global_means_; }
 
-  // mu_bar_k = the mean of mu_bar_{k,m} over the participating clients,
-  // summed in client order: for k in A under Algorithm 1, for every arm
-  // (that participants have pulled) under the authors' rule.
+  // Receives the participants' sample means mu_bar_{k,m}, then sets mu_bar_k
+  // to the mean of the reported mu_bar_{k,n}, summed in client order, over
+  // every client that has reported arm k (Aggregation::latest: absent ones
+  // count with the means they last sent) or over the participants only
+  // (Aggregation::participants). For k in A under Algorithm 1, for every arm
+  // under the authors' rule; a client reports the arms it has pulled.
   void aggregate(std::span<const PfUcbClient> clients, std::span<const std::uint32_t> participants,
-                 Preset preset);
+                 Preset preset, Aggregation aggregation);
   // A(p+1) = union of the clients' A_m(p+1).
   void unite(std::span<const PfUcbClient> clients);
 
@@ -175,7 +186,8 @@ class PfUcbServer {
  private:
   std::vector<std::uint32_t> active_;
   std::vector<double> global_means_;
-  std::vector<std::vector<double>> gaps_;  // per client, per arm
+  std::vector<std::vector<std::optional<double>>> reports_;  // per client, per arm: last mean sent
+  std::vector<std::vector<double>> gaps_;                    // per client, per arm
 };
 
 }  // namespace pfmab::algorithms

@@ -4,6 +4,7 @@
 
 #include "pfmab/sim/cell.hpp"
 #include "pfmab/sim/replication.hpp"
+#include "pfmab/sim/stop_token.hpp"
 
 namespace pfmab::sim {
 
@@ -23,7 +24,8 @@ namespace pfmab::sim {
 // in index order, then at slot t the argmax of mean + s sqrt(2 log t / n),
 // lowest index on ties), with no communication. It ignores alpha. The
 // clients never interact: each is one oneTBB task for the whole horizon.
-ReplicationResult run_local_ucb(const Cell& cell, std::uint64_t seed, std::uint64_t replication);
+ReplicationResult run_local_ucb(const Cell& cell, std::uint64_t seed, std::uint64_t replication,
+                                const StopToken& stop = {});
 
 // centralized-ucb: a full-information reference with no communication cost.
 // Each client first pulls every arm once; then at every slot t, from the
@@ -41,6 +43,6 @@ ReplicationResult run_local_ucb(const Cell& cell, std::uint64_t seed, std::uint6
 // mixed-optimal and lose linearly (the synthetic game at alpha = 0.2 and 0.5:
 // see statistical/baselines_test.cpp).
 ReplicationResult run_centralized_ucb(const Cell& cell, std::uint64_t seed,
-                                      std::uint64_t replication);
+                                      std::uint64_t replication, const StopToken& stop = {});
 
 }  // namespace pfmab::sim

@@ -7,6 +7,7 @@
 #include <pcg_random.hpp>
 
 #include "pfmab/model/instance.hpp"
+#include "pfmab/sim/stop_token.hpp"
 #include "pfmab/sim/trajectory.hpp"
 
 namespace pfmab::sim {
@@ -24,12 +25,14 @@ Fidelity parse_fidelity(std::string_view name);  // throws UserError
 
 // Client `client` makes the pulls of `run`; sums[i] receives the reward sum
 // of run.arms[i] (run.pulls(i) pulls), drawn from `stream` as `fidelity` says.
+// Per pull, polls `stop` (throws Interrupted).
 void draw_reward_sums(Fidelity fidelity, const model::Instance& instance, std::size_t client,
-                      pcg32& stream, const Run& run, std::span<double> sums);
+                      pcg32& stream, const Run& run, std::span<double> sums,
+                      const StopToken& stop = {});
 
 // Per-pull: every reward drawn, in the run's slot order.
 void explore_per_pull(const model::Instance& instance, std::size_t client, pcg32& stream,
-                      const Run& run, std::span<double> sums);
+                      const Run& run, std::span<double> sums, const StopToken& stop = {});
 
 // Aggregated: one draw per arm from the exact law of a sum of n = run.pulls(i)
 // rewards, in arm order: N(n mu, n sigma^2) or Binomial(n, mu).

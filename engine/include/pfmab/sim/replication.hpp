@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "pfmab/sim/cell.hpp"
+#include "pfmab/sim/stop_token.hpp"
 #include "pfmab/sim/trajectory.hpp"
 #include "pfmab/util/digest.hpp"
 
@@ -26,6 +27,8 @@ struct ReplicationResult {
 // Runs replication `replication` of `cell` with the cell's algorithm, every
 // draw from streams keyed by (seed, cell, replication, client). Blocks the
 // calling thread until done (it takes part in the work).
-ReplicationResult run_replication(const Cell& cell, std::uint64_t seed, std::uint64_t replication);
+// Throws Interrupted once `stop` is requested (polled within long loops).
+ReplicationResult run_replication(const Cell& cell, std::uint64_t seed, std::uint64_t replication,
+                                  const StopToken& stop = {});
 
 }  // namespace pfmab::sim

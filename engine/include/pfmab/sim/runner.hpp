@@ -23,11 +23,13 @@ struct RunOptions {
   std::vector<ReplicationRange> ranges;
   // Incremented once per finished replication, for a progress display.
   std::atomic<std::uint64_t>* completed = nullptr;
-  // Once true, no further replication starts; those running finish.
+  // Once true, no further replication starts, and those running are
+  // interrupted and discarded (with every one after them): the sink has
+  // received a prefix of the run's order.
   const std::atomic<bool>* stop = nullptr;
 };
 
-// Throws UserError for zero replications or zero threads.
+// Throws UserError for zero replications, or threads not in [1, limits::max_threads()].
 void validate(const RunOptions& options);
 
 // Receives every finished replication in (cell, replication) order, from one

@@ -9,6 +9,7 @@
 #include "pfmab/algorithms/pf_ucb.hpp"
 #include "pfmab/model/instance.hpp"
 #include "pfmab/sim/exploration.hpp"
+#include "pfmab/sim/stop_token.hpp"
 #include "pfmab/sim/trajectory.hpp"
 
 namespace pfmab::sim {
@@ -30,7 +31,8 @@ namespace pfmab::sim {
 // many pulls as no run of failures could cross, then single pulls near it.
 void wait_exploiting(Fidelity fidelity, const model::Instance& instance, std::size_t client,
                      pcg32& stream, algorithms::PfUcbClient& state, double alpha,
-                     std::uint64_t slots, std::vector<Segment>& played);
+                     std::uint64_t slots, std::vector<Segment>& played,
+                     const StopToken& stop = {});
 
 // The first pull n in [1, length] at which a Gaussian random walk from
 // `start` >= 0 with steps N(drift, sigma^2) is below 0, and its value then;

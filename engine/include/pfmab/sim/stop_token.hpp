@@ -1,0 +1,35 @@
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+
+namespace pfmab::sim {
+
+// Thrown out of a replication that a stop request interrupted. The runner
+// discards that replication; a continued run draws it again from its own
+// streams, so the results are those of an uninterrupted run.
+struct Interrupted {};
+
+// A run's stop request (SIGINT, SIGTERM) as a replication sees it. Loops
+// whose length grows with the input (slots, pulls, phases) poll it, so that
+// a stop takes effect within about a millisecond however long a replication
+// is; a poll is one relaxed load.
+class StopToken {
+ public:
+  StopToken() = default;  // never requested
+  explicit StopToken(const std::atomic<bool>* flag) : flag_(flag) {}
+
+  bool requested() const { return flag_ && flag_->load(std::memory_order_relaxed); }
+  void throw_if_requested() const {
+    if (requested()) throw Interrupted{};
+  }
+  // For the i-th step of a tight loop: looks once every 2^16 steps.
+  void poll(std::uint64_t i) const {
+    if ((i & 0xFFFF) == 0) throw_if_requested();
+  }
+
+ private:
+  const std::atomic<bool>* flag_ = nullptr;
+};
+
+}  // namespace pfmab::sim

@@ -1,0 +1,77 @@
+// Partial participation through the real program: a participation
+// probability so small that the old redraw loop spun forever, and the
+// labelled participants-only aggregation.
+#include <chrono>
+#include <thread>
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "run_cli.hpp"
+
+namespace pfmab::testing {
+namespace {
+
+std::vector<std::string> small_run(const std::vector<std::string>& participation) {
+  std::vector<std::string> args{"run",
+                                "--means",
+                                shared_data("synthetic_4x9.csv"),
+                                "--alpha",
+                                "0.5",
+                                "--horizon",
+                                "1e5",
+                                "--replications",
+                                "4",
+                                "--json"};
+  args.insert(args.end(), participation.begin(), participation.end());
+  return args;
+}
+
+// Waits at most `limit` for `program` to end; a program still running is
+// killed when `program` goes out of scope.
+bool ends_within(Spawned& program, std::chrono::seconds limit) {
+  const auto deadline = std::chrono::steady_clock::now() + limit;
+  while (program.running()) {
+    if (std::chrono::steady_clock::now() > deadline) return false;
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  return true;
+}
+
+// q = 1e-300 passes validation; the participants are now drawn conditioned
+// on someone taking part, in at most M draws: a phase has exactly one
+// participant (two would need a second success, probability ~M q), so each
+// completed phase costs 2 exchanges.
+TEST(CliParticipation, TinyProbabilityFinishesWithOneParticipantPerPhase) {
+  auto program = spawn_cli(small_run({"--participation", "1e-300"}));
+  ASSERT_TRUE(ends_within(*program, std::chrono::seconds(60))) << "still running after 60 s";
+  const auto r = program->wait();
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto cell = nlohmann::json::parse(r.out)["cells"][0];
+  EXPECT_EQ(cell["options"]["participation"]["probability"], 1e-300);
+  EXPECT_EQ(cell["options"]["participation"]["aggregate"], "latest");
+  const double exchanges = cell["comm_count"]["mean"], phases = cell["phases"]["mean"];
+  // the horizon may cut each replication's last phase before the exchanges
+  EXPECT_LE(exchanges, 2.0 * phases);
+  EXPECT_GE(exchanges, 2.0 * (phases - 1.0));
+}
+
+TEST(CliParticipation, AggregateFlagSelectsTheParticipantsMeansAndIsRefusedIfUnknown) {
+  const auto r = run_cli(small_run({"--participants", "2", "--aggregate", "participants"}));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto participation = nlohmann::json::parse(r.out)["cells"][0]["options"]["participation"];
+  EXPECT_EQ(participation["clients"], 2);
+  EXPECT_EQ(participation["aggregate"], "participants");
+  // with every client the aggregation is moot: left out of the options
+  const auto full = run_cli(small_run({"--aggregate", "participants"}));
+  ASSERT_EQ(full.exit_code, 0) << full.err;
+  EXPECT_FALSE(nlohmann::json::parse(full.out)["cells"][0]["options"]["participation"].contains(
+      "aggregate"));
+  EXPECT_EQ(printed_digest(full), printed_digest(run_cli(small_run({}))));
+  const auto bad = run_cli(small_run({"--participants", "2", "--aggregate", "stale"}));
+  EXPECT_EQ(bad.exit_code, 2);
+  EXPECT_NE(bad.err.find("unknown aggregation 'stale'"), std::string::npos) << bad.err;
+}
+
+}  // namespace
+}  // namespace pfmab::testing
