@@ -525,6 +525,9 @@ int main(int argc, char** argv) {
   } catch (const UserError& e) {
     std::cerr << "pfmab: error: " << e.what() << '\n';
     return 2;
+  } catch (const SystemError& e) {
+    std::cerr << "pfmab: error: " << e.what() << '\n';
+    return 1;
   } catch (const std::exception& e) {
     std::cerr << "pfmab: internal error: " << e.what() << '\n';
     return 1;
