@@ -13,18 +13,14 @@ namespace {
 
 // What the error stack says about a failed call.
 struct Diagnosis {
-  std::string call;    // the API function: the outermost entry
-  std::string system;  // strerror of the first "errno = N" an entry quotes
-  std::string detail;  // the innermost entry's message
+  std::string outermost;  // the API function, as a rule
+  std::string system;     // strerror of the first "errno = N" an entry quotes
+  std::string detail;     // the innermost entry's message
 };
 
 herr_t diagnose(unsigned depth, const H5E_error2_t* entry, void* data) {
   auto& d = *static_cast<Diagnosis*>(data);
-  // The stack holds 32 entries: a deep failure (a corrupt file) fills it
-  // before the API function's own entry, and the outermost is then an
-  // internal function ("H5HG__hdr_deserialize"; API names have no '_').
-  const std::string_view function = entry->func_name ? entry->func_name : "";
-  if (depth == 0 && function.find('_') == std::string_view::npos) d.call = function;
+  if (depth == 0 && entry->func_name) d.outermost = entry->func_name;
   const std::string_view text = entry->desc ? entry->desc : "";
   // HDF5's file drivers quote the failed system call's errno this way
   // (HSYS_GOTO_ERROR): "..., errno = 28, error message = '...', ...".
@@ -53,7 +49,13 @@ std::string describe_failure(const char* call) {
   const auto cause = !d.system.empty()   ? d.system
                      : !d.detail.empty() ? d.detail
                                          : std::string("HDF5 gave no reason");
-  return one_line(fmt::format("{} ({})", cause, d.call.empty() ? call : d.call));
+  // The stack holds 32 entries: a deep failure (a corrupt file) can fill it
+  // before the API function's own entry is pushed, and the outermost is then
+  // an internal function ("H5HG__hdr_deserialize"; API names have no '_'),
+  // less telling than the call the caller names, if it does.
+  const bool api = d.outermost.find('_') == std::string::npos;
+  const auto function = (api || call == nullptr) ? d.outermost : std::string(call);
+  return one_line(function.empty() ? cause : fmt::format("{} ({})", cause, function));
 }
 
 // Set up once, before any other HDF5 call of the program: a static object
@@ -78,7 +80,7 @@ struct LibrarySetUp {
 Error::Error(const char* call) : std::runtime_error(describe_failure(call)) {}
 
 Handle::Handle(hid_t id) : id_(id) {
-  if (id < 0) throw Error("an HDF5 call");
+  if (id < 0) throw Error(nullptr);
 }
 
 Handle& Handle::operator=(Handle&& other) noexcept {
@@ -161,7 +163,9 @@ void write_attribute(hid_t object, const std::string& name, std::uint64_t value)
 }
 
 bool has_attribute(hid_t object, const std::string& name) {
-  return H5Aexists(object, name.c_str()) > 0;
+  const htri_t exists = H5Aexists(object, name.c_str());
+  check(exists, "H5Aexists");
+  return exists > 0;
 }
 
 std::string read_string_attribute(hid_t object, const std::string& name) {

@@ -137,13 +137,7 @@ void merge_shards(std::span<const std::filesystem::path> paths,
   // The first shard's file, copied, is the start of the merge: its rows are
   // each cell's first.
   NewOutput merged(target);
-  try {
-    std::filesystem::copy_file(parts.front().path, merged.path(),
-                               std::filesystem::copy_options::overwrite_existing);
-  } catch (const std::filesystem::filesystem_error& e) {
-    throw SystemError(
-        fmt::format("cannot create output '{}': {}", output.string(), e.code().message()));
-  }
+  merged.copy_from(parts.front().path);
   {
     ResultsWriter writer(merged, merged_ranges(parts), provenance(parts));
     // cell by cell: the writer summarises one cell at a time

@@ -8,6 +8,7 @@
 #include <cstring>
 #include <string>
 #include <system_error>
+#include <vector>
 
 #include <fmt/format.h>
 #include <signal.h>
@@ -40,6 +41,17 @@ std::string host_name() {
   if (::gethostname(name, sizeof name - 1) != 0) return "host";
   return name;
 }
+
+// A file descriptor, closed when it goes.
+struct Descriptor {
+  explicit Descriptor(int opened) : fd(opened) {}
+  Descriptor(const Descriptor&) = delete;
+  Descriptor& operator=(const Descriptor&) = delete;
+  ~Descriptor() {
+    if (fd >= 0) ::close(fd);
+  }
+  const int fd;
+};
 
 // The directory a path's file is in ("." for a bare name).
 fs::path directory_of(const fs::path& file) {
@@ -161,6 +173,28 @@ NewOutput::NewOutput(OutputTarget target) : target_(std::move(target)) {
 
 NewOutput::~NewOutput() {
   if (!committed_) ::unlink(path_.c_str());
+}
+
+void NewOutput::copy_from(const fs::path& source) {
+  // read and write, not std::filesystem::copy_file: after a partial
+  // sendfile (a file-size limit) it reports any failure as an I/O error
+  const auto fail = [&] {
+    return SystemError(
+        fmt::format("cannot create output '{}': {}", target_.shown.string(), std::strerror(errno)));
+  };
+  const Descriptor in(::open(source.c_str(), O_RDONLY | O_CLOEXEC));
+  if (in.fd < 0) throw fail();
+  const Descriptor out(::open(path_.c_str(), O_WRONLY | O_TRUNC | O_CLOEXEC));
+  if (out.fd < 0) throw fail();
+  std::vector<char> buffer(1 << 20);
+  for (ssize_t got; (got = ::read(in.fd, buffer.data(), buffer.size())) != 0;) {
+    if (got < 0) throw fail();
+    for (ssize_t put = 0; put < got;) {
+      const auto n = ::write(out.fd, buffer.data() + put, static_cast<std::size_t>(got - put));
+      if (n < 0) throw fail();
+      put += n;
+    }
+  }
 }
 
 OutputLock NewOutput::commit() {

@@ -71,6 +71,17 @@ h5::Handle in_memory_access() {
   return access;
 }
 
+// For reading a file a writer may be appending to. Under SWMR read, HDF5
+// reads a metadata block whose checksum fails again (the writer may be half
+// way through writing it), sleeping twice as long before each attempt: its
+// default of 100 attempts would wait 2^100 ns on a corrupt file. 30 wait
+// about a second in all, far longer than writing one block takes.
+h5::Handle swmr_read_access() {
+  auto access = latest_format_access();
+  h5::check(H5Pset_metadata_read_attempts(access.get(), 30), "H5Pset_metadata_read_attempts");
+  return access;
+}
+
 h5::Handle open_dataset(hid_t parent, const std::string& name) {
   return h5::Handle(H5Dopen2(parent, name.c_str(), H5P_DEFAULT));
 }
@@ -573,7 +584,7 @@ ResultsReader::ResultsReader(const std::filesystem::path& path) : path_(path) {
     h5::check(is_hdf5, "H5Fis_hdf5");
     if (is_hdf5 == 0) throw unreadable("not an HDF5 file");
     file_ = h5::Handle(
-        H5Fopen(path.c_str(), H5F_ACC_RDONLY | H5F_ACC_SWMR_READ, latest_format_access().get()));
+        H5Fopen(path.c_str(), H5F_ACC_RDONLY | H5F_ACC_SWMR_READ, swmr_read_access().get()));
     if (!h5::has_attribute(file_.get(), "format")) {
       throw unreadable(fmt::format("no '{}' format attribute (not written by pfmab)", kFormat));
     }

@@ -16,7 +16,7 @@ namespace pfmab::io::h5 {
 // too large (H5Fclose)". Callers add which file and what they were doing.
 class Error : public std::runtime_error {
  public:
-  // `call` names the failed call if HDF5's stack does not.
+  // `call` names the failed call if HDF5's stack does not (nullptr: unknown).
   explicit Error(const char* call);
 };
 
@@ -50,7 +50,8 @@ class Handle {
   hid_t id_ = H5I_INVALID_HID;
 };
 
-// Throws Error (naming `what` if HDF5 does not) when an HDF5 call fails.
+// Throws Error (naming `what` if HDF5 does not) when an HDF5 call fails
+// (returns a negative value).
 void check(herr_t status, const char* what);
 
 // HDF5 prints its error stack on stderr by default; pfmab reports errors

@@ -60,6 +60,10 @@ class NewOutput {
   const OutputTarget& target() const { return target_; }
   const std::filesystem::path& path() const { return path_; }
 
+  // Makes the file a copy of `source` (a merge starts from its first
+  // shard). Throws SystemError naming the target and the cause.
+  void copy_from(const std::filesystem::path& source);
+
   // Moves the file to the target: over the regular file there, which this
   // object has kept locked so that nobody writes it meanwhile; or as a new
   // name, never over a file another process created meanwhile (UserError).
