@@ -433,6 +433,10 @@ int merge_command(const MergeFlags& f) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  // A file-size limit (ulimit -f) would otherwise kill the program with
+  // SIGXFSZ; ignored, the write fails with EFBIG and is reported like a full
+  // disk (docs/outputs.md).
+  std::signal(SIGXFSZ, SIG_IGN);
   World world;
   const auto launch = mpi::launcher();
 #ifdef PFMAB_MPI
