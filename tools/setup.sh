@@ -10,6 +10,7 @@ packages=(
   libtomlplusplus-dev libhdf5-dev hdf5-tools
   libopenmpi-dev openmpi-bin
   libgtest-dev libbenchmark-dev python3-h5py python3-numpy python3-matplotlib
+  clang-15 libfuzzer-15-dev llvm-15  # the fuzz targets, symbolized reports (tools/fuzz.sh)
 )
 missing=()
 for p in "${packages[@]}"; do
