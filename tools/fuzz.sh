@@ -19,7 +19,6 @@ targets=(experiment means_csv results)
 cmake --preset fuzz >/dev/null
 cmake --build --preset fuzz --target pfmab "${targets[@]/%/_fuzzer}"
 
-export ASAN_OPTIONS="detect_leaks=1:${ASAN_OPTIONS:-}"
 export UBSAN_OPTIONS="print_stacktrace=1:${UBSAN_OPTIONS:-}"
 export ASAN_SYMBOLIZER_PATH=/usr/lib/llvm-15/bin/llvm-symbolizer  # llvm-15
 
@@ -54,26 +53,26 @@ run() {
   local dir
   dir=$(corpus "$target")
   mkdir -p "$build/findings/$target"
-  "$build/fuzz/${target}_fuzzer" "$dir" "${dict[@]}" -max_total_time="$seconds" -timeout=10 \
-    -rss_limit_mb=2048 -artifact_prefix="$build/findings/$target/" -print_final_stats=1 "$@"
+  ASAN_OPTIONS="detect_leaks=$(leaks "$target"):${ASAN_OPTIONS:-}" \
+    "$build/fuzz/${target}_fuzzer" "$dir" "${dict[@]}" -max_total_time="$seconds" -timeout=10 \
+    -rss_limit_mb=2048 -artifact_prefix="$build/findings/$target/" -print_final_stats=1 \
+    -detect_leaks="$(leaks "$target")" "$@"
 }
 
-# The output reader reads only its seeds in the smoke run (-runs=0): until
-# a corrupt output is refused as UserError (issue 13, item 2: today
-# ResultsReader lets HDF5's failure out as std::runtime_error), nearly every
-# mutation of an output ends there. Its campaign runs with -fork and
-# -ignore_crashes to find what else there is (docs/fuzzing.md).
-smoke_flags() {
-  [ "$1" = results ] && echo -runs=0
-  return 0
+# 1 if TARGET's runs detect leaks. The output reader's do not: HDF5 1.10
+# keeps the object of a failed open (a dataset whose metadata checksum is
+# wrong) until the library shuts down, which pfmab turns off at exit (closing
+# such an object twice crashed it): a few hundred bytes per damaged file,
+# once per command. Any other report still fails (docs/fuzzing.md).
+leaks() {
+  if [ "$1" = results ]; then echo 0; else echo 1; fi
 }
 
 case "${1:-}" in
   smoke)
     for target in "${targets[@]}"; do
       echo "fuzz: $target for ${2:-60} s" >&2
-      # shellcheck disable=SC2046
-      run "$target" "${2:-60}" $(smoke_flags "$target") 2>"$build/smoke-$target.log" ||
+      run "$target" "${2:-60}" 2>"$build/smoke-$target.log" ||
         { tail -n 60 "$build/smoke-$target.log" >&2; exit 1; }
       grep -E '^(Done|stat::number_of_executed_units|stat::average_exec_per_sec)' \
         "$build/smoke-$target.log" >&2 || true
