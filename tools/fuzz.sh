@@ -21,7 +21,7 @@ cmake --build --preset fuzz --target pfmab "${targets[@]/%/_fuzzer}"
 
 # Leaks fail a run, but HDF5's own of a failed open (tools/lsan.supp).
 export ASAN_OPTIONS="detect_leaks=1:${ASAN_OPTIONS:-}"
-export LSAN_OPTIONS="suppressions=$root/tools/lsan.supp:${LSAN_OPTIONS:-}"
+export LSAN_OPTIONS="suppressions=$root/tools/lsan.supp:print_suppressions=0:${LSAN_OPTIONS:-}"
 export UBSAN_OPTIONS="print_stacktrace=1:${UBSAN_OPTIONS:-}"
 export ASAN_SYMBOLIZER_PATH=/usr/lib/llvm-15/bin/llvm-symbolizer  # llvm-15
 
