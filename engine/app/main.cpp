@@ -312,7 +312,15 @@ int lead_run(const RunFlags& f, [[maybe_unused]] const World& world, RunSetup& s
         accumulators[c].add(r);
         r.add_to(digest);
       }
-      if (writing) writing->push(c, r);
+      if (!writing) return;
+      // A failed write (a full disk) stops the run as a stop request does,
+      // so that the pipeline drains (an exception through it would abandon
+      // the replications in flight); finish() below reports it.
+      try {
+        writing->push(c, r);
+      } catch (...) {
+        stop_requested.store(true);
+      }
     };
 #ifdef PFMAB_MPI
     if (world.shared()) {
