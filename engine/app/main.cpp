@@ -312,7 +312,15 @@ int lead_run(const RunFlags& f, [[maybe_unused]] const World& world, RunSetup& s
         accumulators[c].add(r);
         r.add_to(digest);
       }
-      if (writing) writing->push(c, r);
+      if (!writing) return;
+      // A failed write (a full disk) stops the run as a stop request does,
+      // so that the pipeline drains (an exception through it would abandon
+      // the replications in flight); finish() below reports it.
+      try {
+        writing->push(c, r);
+      } catch (...) {
+        stop_requested.store(true);
+      }
     };
 #ifdef PFMAB_MPI
     if (world.shared()) {
@@ -342,6 +350,7 @@ int lead_run(const RunFlags& f, [[maybe_unused]] const World& world, RunSetup& s
   }
   if (writer) {
     writer->write_summaries();
+    writer->close();
     writer.reset();
   }
   if (report_from_file) {
@@ -432,6 +441,10 @@ int merge_command(const MergeFlags& f) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  // A file-size limit (ulimit -f) would otherwise kill the program with
+  // SIGXFSZ; ignored, the write fails with EFBIG and is reported like a full
+  // disk (docs/outputs.md).
+  std::signal(SIGXFSZ, SIG_IGN);
   World world;
   const auto launch = mpi::launcher();
 #ifdef PFMAB_MPI
@@ -461,11 +474,16 @@ int main(int argc, char** argv) {
   // At most one; an unknown word is then reported by name as unexpected.
   app.require_subcommand(0, 1);
 
+  // -o "" would otherwise mean no output at all, silently.
+  const CLI::Validator file_name(
+      [](const std::string& name) { return name.empty() ? "the file name is empty" : ""; }, "FILE");
+
   RunFlags run_flags;
   auto* run = app.add_subcommand("run", "run an experiment: print its summary, stream it to HDF5");
   add_experiment_flags(*run, run_flags.experiment);
   run->add_option("-o,--output", run_flags.output,
-                  "HDF5 output; an existing one of the same experiment is continued");
+                  "HDF5 output; an existing one of the same experiment is continued")
+      ->check(file_name);
   run->add_flag("--overwrite", run_flags.overwrite, "replace an output of another experiment");
   run->add_option("--threads", run_flags.threads, "worker threads")->capture_default_str();
   run->add_option("--shard", run_flags.shard,
@@ -495,7 +513,9 @@ int main(int argc, char** argv) {
   auto* merge = app.add_subcommand(
       "merge", "join the shards of an experiment (run --shard I/N) into one output");
   merge->add_option("shards", merge_flags.parts, "the shards' output files")->required();
-  merge->add_option("-o,--output", merge_flags.output, "the merged HDF5 output")->required();
+  merge->add_option("-o,--output", merge_flags.output, "the merged HDF5 output")
+      ->required()
+      ->check(file_name);
   merge->add_flag("--partial", merge_flags.partial,
                   "allow missing or incomplete shards; record which replications are present");
   merge->add_flag("--overwrite", merge_flags.overwrite, "replace an existing output");
@@ -532,6 +552,9 @@ int main(int argc, char** argv) {
   } catch (const UserError& e) {
     std::cerr << "pfmab: error: " << excerpt(e.what(), message_chars) << '\n';
     return 2;
+  } catch (const SystemError& e) {
+    std::cerr << "pfmab: error: " << e.what() << '\n';
+    return 1;
   } catch (const std::exception& e) {
     std::cerr << "pfmab: internal error: " << excerpt(e.what(), message_chars) << '\n';
     return 1;

@@ -141,6 +141,14 @@ std::vector<ErrorCase> error_cases() {
        run_on_file(),
        {csv + ":1:", "column 2", "'1e400'", "out of the range"},
        "0.1,1e400\n0.4,0.5\n"},
+      // finite but beyond the declared range: once regret -nan with exit 0
+      {"means_file_beyond_range",
+       run_on_file(),
+       {csv + ":2", "column 1", "mean = 1e+308", "rescale them"},
+       "0.1,0.2\n1e308,0.5\n"},
+      {"comm_cost_beyond_range",  // once regret null with exit 0
+       run_args({{"--comm-cost", "1.7e308"}}),
+       {"--comm-cost", "C = 1.7e+308", "overflows the regret"}},
       {"means_file_semicolons",
        run_on_file(),
        {csv + ":1:", "column 1", "'0.1;0.2'", "not a number"},

@@ -237,14 +237,15 @@ INSTANTIATE_TEST_SUITE_P(
                  {"part-0.h5", "cut-1.h5", "part-2.h5"},
                  "is incomplete: cells/0001 holds 57 of its 200 replications"},
         BadMerge{"a_whole_run", {"whole.h5"}, "is not a shard"},
-        BadMerge{"not_hdf5", {"part-0.h5", "not-hdf5.h5"}, "is not an HDF5 file"},
+        BadMerge{"not_hdf5",
+                 {"part-0.h5", "not-hdf5.h5"},
+                 "not-hdf5.h5' is not a readable pfmab output: not an HDF5 file"},
         BadMerge{"no_such_file", {"part-0.h5", "part-9.h5"}, "does not exist"},
-        BadMerge{"output_exists",
-                 {"part-0.h5", "part-1.h5", "part-2.h5"},
-                 "exists; use --overwrite"},
+        BadMerge{
+            "output_exists", {"part-0.h5", "part-1.h5", "part-2.h5"}, "exists; use --overwrite"},
         BadMerge{"output_is_a_shard",
                  {"part-0.h5", "{out}", "part-2.h5"},
-                 "is both a shard and the output",
+                 "out.h5' is also an input of this command",
                  {"--overwrite"}}),
     [](const ::testing::TestParamInfo<BadMerge>& info) { return info.param.name; });
 

@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <cstdint>
 #include <filesystem>
 #include <string>
 #include <vector>
@@ -16,6 +17,19 @@ namespace pfmab::testing {
 // stderr.
 inline CliResult run_cli(const std::vector<std::string>& args) {
   return Spawned(PFMAB_BINARY, args).wait();
+}
+
+// Runs build/pfmab with `args` as a process whose files may not grow past
+// `kib` KiB (RLIMIT_FSIZE, set by bash's ulimit before it execs the program,
+// with SIGXFSZ at its default, which kills): pfmab ignores the signal itself,
+// so a write past the limit fails with EFBIG, as one fails on a full disk,
+// without root or a file system to fill.
+inline CliResult run_cli_with_file_limit(std::uint64_t kib, const std::vector<std::string>& args) {
+  std::vector<std::string> all{
+      "-c", "ulimit -f " + std::to_string(kib) + " && exec \"$0\" \"$@\"",
+      PFMAB_BINARY};
+  all.insert(all.end(), args.begin(), args.end());
+  return run_program("/bin/bash", all);
 }
 
 // `pfmab run` of an experiment given as flags, to `output`, then `extra`.

@@ -178,14 +178,18 @@ class Reader {
     return *node.value<std::string>();
   }
 
+  // The CSV file a string node names.
+  std::filesystem::path csv_path(const toml::node& node) const {
+    const std::filesystem::path given = *node.value<std::string>();
+    return given.is_absolute() || node.source().begin.line == 0 ? given : base_ / given;
+  }
+
   // The means a node stands for: one CSV path or one inline matrix.
   std::pair<model::MeansTable, std::string> means(const toml::node& node,
                                                   const std::string& key) const {
     if (node.is_string()) {
-      const std::filesystem::path given = *node.value<std::string>();
-      const auto path =
-          given.is_absolute() || node.source().begin.line == 0 ? given : base_ / given;
-      return {at(node, key, [&] { return model::read_means_csv(path); }), given.string()};
+      return {at(node, key, [&] { return model::read_means_csv(csv_path(node)); }),
+              *node.value<std::string>()};
     }
     const auto* rows = node.as_array();
     if (!rows)
@@ -359,6 +363,7 @@ Experiment load_experiment(const std::optional<std::filesystem::path>& file,
   experiment.source = file ? file->string() : "command line";
   const auto shown_source = excerpt(experiment.source, path_excerpt_chars);
   if (file) {
+    experiment.files.push_back(*file);
     experiment.text = read_text_file(*file, "experiment file", max_experiment_bytes);
     check_toml_limits(experiment.text, shown_source);
     try {
@@ -420,7 +425,10 @@ Experiment load_experiment(const std::optional<std::filesystem::path>& file,
 
   // Parse and check every value once, where it is written.
   std::vector<std::pair<model::MeansTable, std::string>> means;
-  for (const auto* n : axes["instance.means"]) means.push_back(reader.means(*n, "instance.means"));
+  for (const auto* n : axes["instance.means"]) {
+    means.push_back(reader.means(*n, "instance.means"));
+    if (n->is_string()) experiment.files.push_back(reader.csv_path(*n));
+  }
   auto each = [&](const std::string& key, auto parse) {
     std::vector<decltype(parse(std::declval<const toml::node&>()))> out;
     for (const auto* n : axes[key]) out.push_back(reader.at(*n, key, [&] { return parse(*n); }));

@@ -1,13 +1,86 @@
 #include "pfmab/io/hdf5.hpp"
 
-#include <stdexcept>
+#include <cctype>
+#include <cstdlib>
+#include <cstring>
+#include <string_view>
+#include <utility>
 
 #include <fmt/format.h>
 
 namespace pfmab::io::h5 {
+namespace {
+
+// What the error stack says about a failed call.
+struct Diagnosis {
+  std::string outermost;  // the API function, as a rule
+  std::string system;     // strerror of the first "errno = N" an entry quotes
+  std::string detail;     // the innermost entry's message
+};
+
+herr_t diagnose(unsigned depth, const H5E_error2_t* entry, void* data) {
+  auto& d = *static_cast<Diagnosis*>(data);
+  if (depth == 0 && entry->func_name) d.outermost = entry->func_name;
+  const std::string_view text = entry->desc ? entry->desc : "";
+  // HDF5's file drivers quote the failed system call's errno this way
+  // (HSYS_GOTO_ERROR): "..., errno = 28, error message = '...', ...".
+  constexpr std::string_view errno_is = "errno = ";
+  if (const auto at = text.find(errno_is); d.system.empty() && at != std::string_view::npos) {
+    d.system = std::strerror(std::atoi(text.data() + at + errno_is.size()));
+  }
+  if (!text.empty()) d.detail = text;
+  return 0;
+}
+
+// HDF5's messages may quote names from a corrupt file, and some hold a
+// newline (a ctime() timestamp): one short line of printable text.
+std::string one_line(std::string text) {
+  constexpr std::size_t kMax = 200;
+  if (text.size() > kMax) text = text.substr(0, kMax) + "...";
+  for (auto& ch : text) {
+    if (std::iscntrl(static_cast<unsigned char>(ch))) ch = ' ';
+  }
+  return text;
+}
+
+std::string describe_failure(const char* call) {
+  Diagnosis d;
+  H5Ewalk2(H5E_DEFAULT, H5E_WALK_DOWNWARD, diagnose, &d);  // leaves the stack as it is
+  const auto cause = !d.system.empty()   ? d.system
+                     : !d.detail.empty() ? d.detail
+                                         : std::string("HDF5 gave no reason");
+  // The stack holds 32 entries: a deep failure (a corrupt file) can fill it
+  // before the API function's own entry is pushed, and the outermost is then
+  // an internal function ("H5HG__hdr_deserialize"; API names have no '_'),
+  // less telling than the call the caller names, if it does.
+  const bool api = d.outermost.find('_') == std::string::npos;
+  const auto function = (api || call == nullptr) ? d.outermost : std::string(call);
+  return one_line(function.empty() ? cause : fmt::format("{} ({})", cause, function));
+}
+
+// Set up once, before any other HDF5 call of the program: a static object
+// of the file that every user of HDF5 links.
+//
+// HDF5 1.10 frees an object whose close failed (a dataset whose last write
+// met a full disk) but keeps its identifier (H5I_dec_ref), and the library's
+// shutdown at exit closes that identifier again: a segfault after any failed
+// write. pfmab closes every object it opens, so the shutdown has nothing left
+// to do, and it is turned off. A failed object then stays as it is until the
+// process ends (a file whose close failed stays open: its temporary name is
+// still removed, and what was flushed of it is still there).
+struct LibrarySetUp {
+  LibrarySetUp() {
+    H5dont_atexit();
+    silence_errors();
+  }
+} const library_set_up;
+
+}  // namespace
+
+Error::Error(const char* call) : std::runtime_error(describe_failure(call)) {}
 
 Handle::Handle(hid_t id) : id_(id) {
-  if (id < 0) throw std::runtime_error("an HDF5 call failed");
+  if (id < 0) throw Error(nullptr);
 }
 
 Handle& Handle::operator=(Handle&& other) noexcept {
@@ -23,8 +96,13 @@ Handle::~Handle() {
   if (id_ >= 0) H5Idec_ref(id_);  // closes whatever kind of object it is
 }
 
+void Handle::close() {
+  if (id_ < 0) return;
+  check(H5Idec_ref(std::exchange(id_, H5I_INVALID_HID)), "H5Idec_ref");
+}
+
 void check(herr_t status, const char* what) {
-  if (status < 0) throw std::runtime_error(fmt::format("HDF5: {} failed", what));
+  if (status < 0) throw Error(what);
 }
 
 void silence_errors() { H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr); }
@@ -85,7 +163,9 @@ void write_attribute(hid_t object, const std::string& name, std::uint64_t value)
 }
 
 bool has_attribute(hid_t object, const std::string& name) {
-  return H5Aexists(object, name.c_str()) > 0;
+  const htri_t exists = H5Aexists(object, name.c_str());
+  check(exists, "H5Aexists");
+  return exists > 0;
 }
 
 std::string read_string_attribute(hid_t object, const std::string& name) {
@@ -146,8 +226,10 @@ Handle direct_chunk_access() {
 
 std::vector<hsize_t> dims(hid_t dataset) {
   Handle space(H5Dget_space(dataset));
-  std::vector<hsize_t> out(static_cast<std::size_t>(H5Sget_simple_extent_ndims(space.get())));
-  H5Sget_simple_extent_dims(space.get(), out.data(), nullptr);
+  const int rank = H5Sget_simple_extent_ndims(space.get());
+  check(rank, "H5Sget_simple_extent_ndims");
+  std::vector<hsize_t> out(static_cast<std::size_t>(rank));
+  check(H5Sget_simple_extent_dims(space.get(), out.data(), nullptr), "H5Sget_simple_extent_dims");
   return out;
 }
 

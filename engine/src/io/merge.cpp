@@ -7,6 +7,7 @@
 
 #include <fmt/format.h>
 
+#include "pfmab/io/output_file.hpp"
 #include "pfmab/io/results_file.hpp"
 #include "pfmab/util/error.hpp"
 
@@ -19,19 +20,9 @@ struct Part {
   sim::Shard shard;
 };
 
-bool same_file(const std::filesystem::path& a, const std::filesystem::path& b) {
-  std::error_code ec;
-  return std::filesystem::equivalent(a, b, ec);
-}
-
-std::vector<Part> read_parts(std::span<const std::filesystem::path> paths,
-                             const std::filesystem::path& output) {
+std::vector<Part> read_parts(std::span<const std::filesystem::path> paths) {
   std::vector<Part> parts;
   for (const auto& path : paths) {
-    if (same_file(path, output)) {
-      throw UserError(fmt::format("'{}' is both a shard and the output; choose another -o",
-                                  path.string()));
-    }
     auto file = std::make_unique<ResultsReader>(path);  // UserError if not a pfmab output
     const auto shard = file->shard();
     if (shard.whole()) {
@@ -132,49 +123,41 @@ std::string provenance(const std::vector<Part>& parts) {
 void merge_shards(std::span<const std::filesystem::path> paths,
                   const std::filesystem::path& output, bool partial, bool overwrite) {
   if (paths.empty()) throw UserError("no shards to merge (give the files of run --shard)");
-  std::error_code ec;
-  const bool exists = std::filesystem::exists(output, ec);
-  if (exists && !overwrite) {
+  const auto target = check_output(output, paths);
+  if (target.exists && !overwrite) {
     throw UserError(fmt::format(
         "output '{}' exists; use --overwrite to replace it, or choose another -o",
         output.string()));
   }
-  auto parts = read_parts(paths, output);
+  auto parts = read_parts(paths);
   std::sort(parts.begin(), parts.end(),
             [](const Part& a, const Part& b) { return a.shard.index < b.shard.index; });
   check_parts(parts, partial);
 
   // The first shard's file, copied, is the start of the merge: its rows are
   // each cell's first.
-  const auto temp = temporary_output(output);
-  std::filesystem::copy_file(parts.front().path, temp,
-                             std::filesystem::copy_options::overwrite_existing);
-  try {
-    {
-      ResultsWriter writer(temp, OutputLock(temp), merged_ranges(parts), provenance(parts));
-      // cell by cell: the writer summarises one cell at a time
-      for (std::size_t c = 0; c < parts.front().file->cells().size(); ++c) {
-        for (std::size_t p = 1; p < parts.size(); ++p) {
-          const auto& file = *parts[p].file;
-          const auto done = file.cells()[c].done;
-          // blocks that end on the output's chunk boundaries (ResultsWriter)
-          for (std::uint64_t first = 0; first < done;) {
-            const auto count = std::min<std::uint64_t>(
-                done - first, ResultsWriter::kChunkRows - writer.done(c) % ResultsWriter::kChunkRows);
-            writer.append(file.rows(c, first, count));
-            first += count;
-          }
+  NewOutput merged(target);
+  merged.copy_from(parts.front().path);
+  {
+    ResultsWriter writer(merged, merged_ranges(parts), provenance(parts));
+    // cell by cell: the writer summarises one cell at a time
+    for (std::size_t c = 0; c < parts.front().file->cells().size(); ++c) {
+      for (std::size_t p = 1; p < parts.size(); ++p) {
+        const auto& file = *parts[p].file;
+        const auto done = file.cells()[c].done;
+        // blocks that end on the output's chunk boundaries (ResultsWriter)
+        for (std::uint64_t first = 0; first < done;) {
+          const auto count = std::min<std::uint64_t>(
+              done - first, ResultsWriter::kChunkRows - writer.done(c) % ResultsWriter::kChunkRows);
+          writer.append(file.rows(c, first, count));
+          first += count;
         }
       }
-      writer.write_summaries();
-    }  // closed: complete on disk
-    OutputLock replaced;  // nobody may be writing what --overwrite replaces
-    if (exists) replaced = OutputLock(output);
-    move_output(temp, output, exists);
-  } catch (...) {
-    std::filesystem::remove(temp, ec);
-    throw;
+    }
+    writer.write_summaries();
+    writer.close();  // complete on disk
   }
+  merged.commit();
 }
 
 }  // namespace pfmab::io

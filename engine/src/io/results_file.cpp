@@ -1,12 +1,7 @@
 #include "pfmab/io/results_file.hpp"
 
-#include <fcntl.h>
-#include <unistd.h>
-
 #include <algorithm>
-#include <cerrno>
 #include <cmath>
-#include <cstring>
 #include <ctime>
 #include <limits>
 
@@ -32,6 +27,28 @@ constexpr const char* kRowDatasets[] = {
     "regret",    "local_reward",  "global_reward", "mixed_reward",      "comm_count",
     "fixed_arm", "fixed_optimal", "phases",        "exploration_pulls", "fixation_slot"};
 
+// The values in a row of each: one per checkpoint, one per client, or one
+// (a 1-D dataset).
+enum class RowOf { checkpoints, clients, one };
+constexpr RowOf kRowShapes[] = {RowOf::checkpoints, RowOf::checkpoints, RowOf::checkpoints,
+                                RowOf::checkpoints, RowOf::checkpoints, RowOf::clients,
+                                RowOf::clients,     RowOf::one,         RowOf::one,
+                                RowOf::one};
+static_assert(std::size(kRowShapes) == std::size(kRowDatasets));
+
+// The columns of row dataset `dataset` of a cell (0: a 1-D dataset).
+hsize_t columns_of(std::size_t dataset, hsize_t checkpoints, hsize_t clients) {
+  switch (kRowShapes[dataset]) {
+    case RowOf::checkpoints:
+      return checkpoints;
+    case RowOf::clients:
+      return clients;
+    case RowOf::one:
+      break;
+  }
+  return 0;
+}
+
 std::string group_name(std::size_t cell) { return fmt::format("cells/{:04}", cell); }
 
 h5::Handle latest_format_access() {
@@ -39,6 +56,29 @@ h5::Handle latest_format_access() {
   // SWMR needs the latest file format.
   h5::check(H5Pset_libver_bounds(access.get(), H5F_LIBVER_LATEST, H5F_LIBVER_LATEST),
             "H5Pset_libver_bounds");
+  return access;
+}
+
+// Builds a file in memory (HDF5's core driver) and writes it to its name in
+// one go when it is closed: no write can fail half-way through building it,
+// and the one that can, the close, is checked. Closing fails, rather than
+// waiting for them, if objects of the file are still open (SEMI): it must
+// write the file now.
+h5::Handle in_memory_access() {
+  auto access = latest_format_access();
+  h5::check(H5Pset_fapl_core(access.get(), 1 << 20, true), "H5Pset_fapl_core");
+  h5::check(H5Pset_fclose_degree(access.get(), H5F_CLOSE_SEMI), "H5Pset_fclose_degree");
+  return access;
+}
+
+// For reading a file a writer may be appending to. Under SWMR read, HDF5
+// reads a metadata block whose checksum fails again (the writer may be half
+// way through writing it), sleeping twice as long before each attempt: its
+// default of 100 attempts would wait 2^100 ns on a corrupt file. 30 wait
+// about a second in all, far longer than writing one block takes.
+h5::Handle swmr_read_access() {
+  auto access = latest_format_access();
+  h5::check(H5Pset_metadata_read_attempts(access.get(), 30), "H5Pset_metadata_read_attempts");
   return access;
 }
 
@@ -229,26 +269,15 @@ RowBlock read_rows(hid_t file, std::size_t cell, const std::string& group, hsize
 }
 
 // Writes a complete new output (every group and dataset, no rows) under a
-// temporary sibling name, then moves it to `path`: a kill while it is being
-// built leaves no half-made output. Returns the lock of the new file.
-OutputLock build_new_output(const std::filesystem::path& path, const Experiment& experiment,
-                            std::span<const sim::Cell> cells, bool replace,
-                            const sim::Shard& shard) {
-  // One temporary name per output, locked first: two runs never build it
-  // together, and one killed while building leaves it for the next to reuse.
-  const auto temp = temporary_output(path);
-  {
-    const int made = ::open(temp.c_str(), O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
-    if (made < 0) {
-      throw UserError(
-          fmt::format("cannot create output '{}' ({})", path.string(), std::strerror(errno)));
-    }
-    ::close(made);
-  }
-  OutputLock lock(temp);
-  {
+// temporary name (NewOutput), then moves it to its own: a kill or a failure
+// while it is being built leaves no half-made output. Returns the lock of the
+// new file.
+OutputLock build_new_output(const OutputTarget& target, const Experiment& experiment,
+                            std::span<const sim::Cell> cells, const sim::Shard& shard) {
+  NewOutput built(target);
+  try {
     h5::Handle created(
-        H5Fcreate(temp.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, latest_format_access().get()));
+        H5Fcreate(built.path().c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, in_memory_access().get()));
     const auto root = created.get();
     h5::write_attribute(root, "format", std::string(kFormat));
     h5::write_attribute(root, "pfmab_version", std::string(PFMAB_VERSION));
@@ -268,69 +297,43 @@ OutputLock build_new_output(const std::filesystem::path& path, const Experiment&
     for (std::size_t c = 0; c < cells.size(); ++c) {
       create_cell(root, c, cells[c], experiment.canonical, shard.range(experiment.replications));
     }
-  }  // closed: complete on disk
-  move_output(temp, path, replace);
-  return lock;
+    created.close();  // written: complete on disk
+  } catch (const h5::Error& e) {
+    throw SystemError(
+        fmt::format("cannot create output '{}': {}", target.shown.string(), e.what()));
+  }
+  return built.commit();
 }
 
 }  // namespace
 
-std::filesystem::path temporary_output(const std::filesystem::path& path) {
-  return path.parent_path() / fmt::format(".{}.pfmab-new", path.filename().string());
-}
-
-void move_output(const std::filesystem::path& temp, const std::filesystem::path& path,
-                 bool replace) {
-  // link, not rename, for a new output: it never replaces one that another
-  // run made meanwhile. A lock on `temp` follows the file (same inode).
-  const int moved =
-      replace ? ::rename(temp.c_str(), path.c_str()) : ::link(temp.c_str(), path.c_str());
-  const int error = errno;
-  ::unlink(temp.c_str());
-  if (moved != 0) {
-    throw UserError(
-        fmt::format("cannot create output '{}' ({})", path.string(), std::strerror(error)));
+template <class Step>
+void ResultsWriter::writing(Step&& step) {
+  try {
+    step();
+  } catch (const h5::Error& e) {
+    for (auto& set : row_sets_) set.abandon();
+    file_.abandon();
+    throw SystemError(fmt::format("cannot write output '{}': {}", shown_.string(), e.what()));
   }
-}
-
-OutputLock::OutputLock(const std::filesystem::path& path)
-    : fd_(::open(path.c_str(), O_RDWR | O_CLOEXEC)) {
-  if (fd_ < 0) {
-    throw UserError(fmt::format("cannot open output '{}' for writing ({})", path.string(),
-                                std::strerror(errno)));
-  }
-  struct flock lock {};
-  lock.l_type = F_WRLCK;
-  lock.l_whence = SEEK_SET;
-  if (::fcntl(fd_, F_OFD_SETLK, &lock) != 0) {
-    ::close(std::exchange(fd_, -1));
-    throw UserError(fmt::format(
-        "output '{}' is being written by another pfmab process (wait for it, or choose another -o)",
-        path.string()));
-  }
-}
-
-OutputLock& OutputLock::operator=(OutputLock&& other) noexcept {
-  if (this != &other) {
-    if (fd_ >= 0) ::close(fd_);
-    fd_ = std::exchange(other.fd_, -1);
-  }
-  return *this;
-}
-
-OutputLock::~OutputLock() {
-  if (fd_ >= 0) ::close(fd_);
 }
 
 ResultsWriter::ResultsWriter(const std::filesystem::path& path, const Experiment& experiment,
                              std::span<const sim::Cell> cells, bool overwrite,
-                             const sim::Shard& shard) {
+                             const sim::Shard& shard)
+    : shown_(path) {
   h5::silence_errors();
-  std::error_code ec;
-  const bool exists = std::filesystem::exists(path, ec);
-  if (exists && !overwrite) {
+  const auto target = check_output(path, experiment.files);
+  if (target.exists && !overwrite) {
     {
-      const ResultsReader existing(path);  // throws UserError if not a pfmab output
+      const auto existing = [&] {
+        try {
+          return ResultsReader(path);
+        } catch (const UnreadableOutput& e) {
+          throw UserError(
+              fmt::format("{} (use --overwrite to replace it, or choose another -o)", e.what()));
+        }
+      }();
       if (existing.attribute("experiment_canonical") != canonical_text(experiment)) {
         throw UserError(fmt::format(
             "output '{}' holds the results of a different experiment (from {}, created {}); use "
@@ -353,24 +356,22 @@ ResultsWriter::ResultsWriter(const std::filesystem::path& path, const Experiment
     lock_ = OutputLock(path);
     resumed_ = true;
   } else {
-    OutputLock replaced;  // nobody may be writing what --overwrite replaces
-    if (exists) replaced = OutputLock(path);
-    lock_ = build_new_output(path, experiment, cells, exists, shard);
+    lock_ = build_new_output(target, experiment, cells, shard);
   }
-  open(path);
+  writing([&] { open(path); });
 }
 
-ResultsWriter::ResultsWriter(const std::filesystem::path& path, OutputLock lock,
+ResultsWriter::ResultsWriter(const NewOutput& merged,
                              std::span<const std::vector<sim::ReplicationRange>> ranges,
                              const std::string& merged_from)
-    : lock_(std::move(lock)) {
+    : shown_(merged.target().shown) {
   h5::silence_errors();
-  {
+  writing([&] {
     // Not yet in SWMR mode, which allows no new attributes or datasets.
     auto access = latest_format_access();
     hbool_t clear = true;  // a shard killed while writing left its marks
     h5::check(H5Pset(access.get(), "clear_status_flags", &clear), "H5Pset clear_status_flags");
-    h5::Handle file(H5Fopen(path.c_str(), H5F_ACC_RDWR, access.get()));
+    h5::Handle file(H5Fopen(merged.path().c_str(), H5F_ACC_RDWR, access.get()));
     h5::write_attribute(file.get(), "shard", sim::Shard{}.text());
     h5::write_attribute(file.get(), "merged", now_utc());
     h5::write_attribute(file.get(), "merged_from", merged_from);
@@ -378,8 +379,9 @@ ResultsWriter::ResultsWriter(const std::filesystem::path& path, OutputLock lock,
       h5::Handle group(H5Gopen2(file.get(), group_name(c).c_str(), H5P_DEFAULT));
       write_ranges(group.get(), ranges[c]);
     }
-  }
-  open(path);
+    file.close();
+    open(merged.path());
+  });
 }
 
 void ResultsWriter::open(const std::filesystem::path& path) {
@@ -408,7 +410,7 @@ void ResultsWriter::open(const std::filesystem::path& path) {
 
 ResultsWriter::~ResultsWriter() {
   try {
-    flush();
+    if (file_) flush();  // not after a failed write: it abandoned the file
   } catch (...) {
     // a destructor must not throw; the rows not committed are redone on resume
   }
@@ -416,20 +418,33 @@ ResultsWriter::~ResultsWriter() {
   file_ = h5::Handle();  // closed before the lock goes
 }
 
+void ResultsWriter::close() {
+  writing([&] {
+    flush();
+    for (auto& set : row_sets_) set.close();
+    row_sets_.clear();
+    file_.close();
+  });
+}
+
 void ResultsWriter::append(std::size_t cell, const sim::ReplicationResult& result) {
-  if (pending_.rows > 0 && pending_.cell != cell) write_pending();
-  if (pending_.rows == 0) pending_.reset(cell, checkpoints_[cell], clients_[cell]);
-  pending_.append(result);
-  // up to the next chunk boundary, as a WriterThread's blocks are
-  if (done(cell) == expected_[cell] ||
-      pending_.rows == kChunkRows - written_[cell] % kChunkRows) {
-    write_pending();
-  }
+  writing([&] {
+    if (pending_.rows > 0 && pending_.cell != cell) write_pending();
+    if (pending_.rows == 0) pending_.reset(cell, checkpoints_[cell], clients_[cell]);
+    pending_.append(result);
+    // up to the next chunk boundary, as a WriterThread's blocks are
+    if (done(cell) == expected_[cell] ||
+        pending_.rows == kChunkRows - written_[cell] % kChunkRows) {
+      write_pending();
+    }
+  });
 }
 
 void ResultsWriter::append(const RowBlock& block) {
-  write_pending();
-  write(block);
+  writing([&] {
+    write_pending();
+    write(block);
+  });
 }
 
 void ResultsWriter::write_pending() {
@@ -455,16 +470,16 @@ void ResultsWriter::write(const RowBlock& block) {
   summary_of(c).add(block);
   const hsize_t first = written_[c], points = checkpoints_[c], m = clients_[c];
   // row_sets_ holds the datasets in kRowDatasets order
-  auto write_set = [&](std::size_t dataset, hsize_t columns, const auto& values) {
-    h5::write_rows(row_sets_[dataset].get(), first, columns, values);
+  auto write_set = [&](std::size_t dataset, const auto& values) {
+    h5::write_rows(row_sets_[dataset].get(), first, columns_of(dataset, points, m), values);
   };
-  for (std::size_t s = 0; s < block.real.size(); ++s) write_set(s, points, block.real[s]);
-  write_set(4, points, block.comm_count);
-  write_set(5, m, block.fixed_arm);
-  write_set(6, m, block.fixed_optimal);
-  write_set(7, 0, block.phases);
-  write_set(8, 0, block.exploration_pulls);
-  write_set(9, 0, block.fixation_slot);
+  for (std::size_t s = 0; s < block.real.size(); ++s) write_set(s, block.real[s]);
+  write_set(4, block.comm_count);
+  write_set(5, block.fixed_arm);
+  write_set(6, block.fixed_optimal);
+  write_set(7, block.phases);
+  write_set(8, block.exploration_pulls);
+  write_set(9, block.fixation_slot);
   written_[c] += block.rows;
   if (written_[c] == expected_[c] && summarize_) {
     // The cell is complete: summarise it now, while the run's later cells are
@@ -478,18 +493,20 @@ void ResultsWriter::write(const RowBlock& block) {
 }
 
 void ResultsWriter::flush() {
-  write_pending();
-  // Rows first, then the counts that make them count: a kill between the two
-  // flushes leaves rows that resume simply redoes.
-  h5::check(H5Fflush(file_.get(), H5F_SCOPE_GLOBAL), "H5Fflush");
-  for (std::size_t c = 0; c < written_.size(); ++c) {
-    if (committed_[c] == written_[c]) continue;
-    auto done_set = open_dataset(file_.get(), groups_[c] + "/replications_done");
-    h5::overwrite(done_set.get(), std::vector<std::uint64_t>{written_[c]});
-    committed_[c] = written_[c];
-  }
-  h5::check(H5Fflush(file_.get(), H5F_SCOPE_GLOBAL), "H5Fflush");
-  last_flush_ = std::chrono::steady_clock::now();
+  writing([&] {
+    write_pending();
+    // Rows first, then the counts that make them count: a kill (or a failed
+    // write) between the two flushes leaves rows that resume simply redoes.
+    h5::check(H5Fflush(file_.get(), H5F_SCOPE_GLOBAL), "H5Fflush");
+    for (std::size_t c = 0; c < written_.size(); ++c) {
+      if (committed_[c] == written_[c]) continue;
+      auto done_set = open_dataset(file_.get(), groups_[c] + "/replications_done");
+      h5::overwrite(done_set.get(), std::vector<std::uint64_t>{written_[c]});
+      committed_[c] = written_[c];
+    }
+    h5::check(H5Fflush(file_.get(), H5F_SCOPE_GLOBAL), "H5Fflush");
+    last_flush_ = std::chrono::steady_clock::now();
+  });
 }
 
 CellSummary& ResultsWriter::summary_of(std::size_t cell) {
@@ -529,77 +546,132 @@ void ResultsWriter::summarize(std::size_t cell) {
 }
 
 void ResultsWriter::write_summaries() {
-  flush();
-  row_sets_.clear();
-  for (std::size_t c = 0; c < written_.size(); ++c) {
-    if (written_[c] == expected_[c] && summarize_ && !summarized_[c]) summarize(c);
+  writing([&] {
+    flush();
+    row_sets_.clear();
+    for (std::size_t c = 0; c < written_.size(); ++c) {
+      if (written_[c] == expected_[c] && summarize_ && !summarized_[c]) summarize(c);
+    }
+  });
+}
+
+template <class Step>
+auto ResultsReader::reading(Step&& step) const -> decltype(step()) {
+  try {
+    return step();
+  } catch (const h5::Error& e) {
+    throw unreadable(e.what());
+  } catch (const nlohmann::json::exception& e) {
+    throw unreadable(fmt::format("its experiment_canonical attribute: {}", e.what()));
   }
 }
 
-ResultsReader::ResultsReader(const std::filesystem::path& path) {
+UnreadableOutput ResultsReader::unreadable(const std::string& why) const {
+  return UnreadableOutput(
+      fmt::format("'{}' is not a readable pfmab output: {}", path_.string(), why));
+}
+
+ResultsReader::ResultsReader(const std::filesystem::path& path) : path_(path) {
   h5::silence_errors();
   std::error_code ec;
-  if (!std::filesystem::exists(path, ec)) {
+  const auto type = std::filesystem::status(path, ec).type();
+  if (type == std::filesystem::file_type::not_found) {
     throw UserError(fmt::format("results file '{}' does not exist", path.string()));
   }
-  if (H5Fis_hdf5(path.c_str()) <= 0) {
-    throw UserError(
-        fmt::format("'{}' is not an HDF5 file (not a pfmab output; use --overwrite to replace it)",
-                    path.string()));
+  if (ec) throw unreadable(ec.message());
+  // HDF5 would wait for ever on a FIFO's writer
+  if (type != std::filesystem::file_type::regular) throw unreadable("not a regular file");
+  reading([&] {
+    const auto is_hdf5 = H5Fis_hdf5(path.c_str());
+    h5::check(is_hdf5, "H5Fis_hdf5");
+    if (is_hdf5 == 0) throw unreadable("not an HDF5 file");
+    file_ = h5::Handle(
+        H5Fopen(path.c_str(), H5F_ACC_RDONLY | H5F_ACC_SWMR_READ, swmr_read_access().get()));
+    if (!h5::has_attribute(file_.get(), "format")) {
+      throw unreadable(fmt::format("no '{}' format attribute (not written by pfmab)", kFormat));
+    }
+    if (const auto format = h5::read_string_attribute(file_.get(), "format"); format != kFormat) {
+      throw UserError(fmt::format(
+          "'{}' is a pfmab output of format '{}', this pfmab reads '{}' (rerun the experiment "
+          "with --overwrite)",
+          path.string(), format, kFormat));
+    }
+    try {
+      shard_ = sim::parse_shard(attribute("shard"));
+    } catch (const UserError&) {
+      throw unreadable(fmt::format("its shard attribute '{}' is not I/N", attribute("shard")));
+    }
+    const auto canonical = nlohmann::json::parse(attribute("experiment_canonical"));
+    seed_ = canonical.at("seed").get<std::uint64_t>();
+    replications_ = canonical.at("replications").get<std::uint64_t>();
+    const auto& cells = canonical.at("cells");
+    if (!cells.is_array() || cells.empty()) throw unreadable("its experiment has no cells");
+    for (std::size_t c = 0; c < cells.size(); ++c) {
+      StoredCell cell;
+      cell.name = group_name(c);
+      const auto& params = cells.at(c);
+      cell.parameters = params;
+      cell.algorithm = params.at("algorithm").get<std::string>();
+      cell.rewards = params.at("rewards").get<std::string>();
+      cell.schedule = params.at("schedule").get<std::string>();
+      cell.alpha = params.at("alpha").get<double>();
+      cell.horizon = params.at("horizon").get<std::uint64_t>();
+      cell.clients = params.at("means").size();
+      cell.arms = params.at("means").at(0).size();
+      h5::Handle group(H5Gopen2(file_.get(), cell.name.c_str(), H5P_DEFAULT));
+      cell.instance = h5::read_string_attribute(group.get(), "instance");
+      cell.schedule_formula = h5::read_string_attribute(group.get(), "schedule_formula");
+      cell.mode = h5::read_string_attribute(group.get(), "mode");
+      cell.bounds = read_bounds(group.get(), cell.horizon);
+      auto grid = open_dataset(group.get(), "checkpoints");
+      if (h5::dims(grid.get()).size() != 1) throw unreadable(cell.name + "/checkpoints is not 1-D");
+      cell.checkpoints = h5::read_block<std::uint64_t>(grid.get(), 0, h5::dims(grid.get())[0]);
+      // before the rows' sizes: a writer adds rows, then counts them
+      auto done = open_dataset(group.get(), "replications_done");
+      cell.done = h5::read_block<std::uint64_t>(done.get(), 0, 1)[0];
+      cell.ranges = read_ranges(group.get());
+      check(cell, group.get());
+      cells_.push_back(std::move(cell));
+    }
+  });
+}
+
+void ResultsReader::check(const StoredCell& cell, hid_t group) const {
+  const auto means = h5::dims(open_dataset(group, "means").get());
+  if (means != std::vector<hsize_t>{cell.clients, cell.arms}) {
+    throw unreadable(fmt::format("{}/means is not {} x {} as its experiment says", cell.name,
+                                 cell.clients, cell.arms));
   }
-  file_ = h5::Handle(
-      H5Fopen(path.c_str(), H5F_ACC_RDONLY | H5F_ACC_SWMR_READ, latest_format_access().get()));
-  if (!h5::has_attribute(file_.get(), "format")) {
-    throw UserError(fmt::format(
-        "'{}' is not a pfmab output (no '{}' format attribute; use --overwrite to replace it)",
-        path.string(), kFormat));
+  if (cell.checkpoints.empty()) throw unreadable(cell.name + " has no checkpoints");
+  std::uint64_t next = 0;
+  for (const auto& r : cell.ranges) {
+    if (r.first < next || r.end < r.first || r.end > replications_) {
+      throw unreadable(fmt::format(
+          "{}/replication_ranges holds [{}, {}), not a range of [0, {}) after the previous one",
+          cell.name, r.first, r.end, replications_));
+    }
+    next = r.end;
   }
-  if (const auto format = h5::read_string_attribute(file_.get(), "format"); format != kFormat) {
-    throw UserError(fmt::format(
-        "'{}' is a pfmab output of format '{}', this pfmab reads '{}' (rerun the experiment "
-        "with --overwrite)",
-        path.string(), format, kFormat));
+  if (cell.done > cell.expected()) {
+    throw unreadable(fmt::format("{} counts {} replications done of its {}", cell.name, cell.done,
+                                 cell.expected()));
   }
-  const auto canonical = nlohmann::json::parse(attribute("experiment_canonical"));
-  for (std::size_t c = 0; c < canonical["cells"].size(); ++c) {
-    StoredCell cell;
-    cell.name = group_name(c);
-    const auto& params = canonical["cells"][c];
-    cell.parameters = params;
-    cell.algorithm = params["algorithm"];
-    cell.rewards = params["rewards"];
-    cell.schedule = params["schedule"];
-    cell.alpha = params["alpha"];
-    cell.horizon = params["horizon"];
-    cell.clients = params["means"].size();
-    cell.arms = params["means"][0].size();
-    h5::Handle group(H5Gopen2(file_.get(), cell.name.c_str(), H5P_DEFAULT));
-    cell.instance = h5::read_string_attribute(group.get(), "instance");
-    cell.schedule_formula = h5::read_string_attribute(group.get(), "schedule_formula");
-    cell.mode = h5::read_string_attribute(group.get(), "mode");
-    cell.bounds = read_bounds(group.get(), cell.horizon);
-    auto grid = open_dataset(group.get(), "checkpoints");
-    cell.checkpoints = h5::read_block<std::uint64_t>(grid.get(), 0, h5::dims(grid.get())[0]);
-    auto done = open_dataset(group.get(), "replications_done");
-    cell.done = h5::read_block<std::uint64_t>(done.get(), 0, 1)[0];
-    cell.ranges = read_ranges(group.get());
-    cells_.push_back(std::move(cell));
+  h5::Handle rows(H5Gopen2(group, "replications", H5P_DEFAULT));
+  for (std::size_t d = 0; d < std::size(kRowDatasets); ++d) {
+    const auto columns = columns_of(d, cell.checkpoints.size(), cell.clients);
+    const auto shape = h5::dims(open_dataset(rows.get(), kRowDatasets[d]).get());
+    const bool fits = columns == 0 ? shape.size() == 1 : shape.size() == 2 && shape[1] == columns;
+    if (!fits || shape[0] < cell.done) {
+      throw unreadable(fmt::format(
+          "{}/replications/{} is not {} rows of {} value{} (replications_done)", cell.name,
+          kRowDatasets[d], cell.done, std::max<hsize_t>(columns, 1), columns > 1 ? "s" : ""));
+    }
   }
 }
 
 std::string ResultsReader::attribute(const std::string& name) const {
-  return h5::read_string_attribute(file_.get(), name);
+  return reading([&] { return h5::read_string_attribute(file_.get(), name); });
 }
-
-std::uint64_t ResultsReader::seed() const {
-  return nlohmann::json::parse(attribute("experiment_canonical"))["seed"];
-}
-
-std::uint64_t ResultsReader::replications() const {
-  return nlohmann::json::parse(attribute("experiment_canonical"))["replications"];
-}
-
-sim::Shard ResultsReader::shard() const { return sim::parse_shard(attribute("shard")); }
 
 bool ResultsReader::partial() const {
   const sim::ReplicationRange whole{0, replications()};
@@ -610,8 +682,10 @@ bool ResultsReader::partial() const {
 
 RowBlock ResultsReader::rows(std::size_t cell, std::uint64_t first, std::uint64_t count) const {
   const auto& info = cells_[cell];
-  return read_rows(file_.get(), cell, info.name, info.checkpoints.size(), info.clients, first,
-                   count);
+  return reading([&] {
+    return read_rows(file_.get(), cell, info.name, info.checkpoints.size(), info.clients, first,
+                     count);
+  });
 }
 
 std::vector<sim::ReplicationResult> ResultsReader::read(std::size_t cell, std::uint64_t first,

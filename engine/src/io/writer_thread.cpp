@@ -3,6 +3,8 @@
 #include <pthread.h>
 #include <time.h>
 
+#include "pfmab/io/hdf5.hpp"
+
 namespace pfmab::io {
 
 WriterThread::WriterThread(ResultsWriter& writer) : writer_(writer) {
@@ -10,15 +12,17 @@ WriterThread::WriterThread(ResultsWriter& writer) : writer_(writer) {
   for (auto& block : pool_) free_.push(&block);
   thread_ = std::thread([this] {
     pthread_setname_np(pthread_self(), "pfmab-writer");  // as top -H and perf show it
+    h5::silence_errors();  // HDF5 keeps it per thread
     for (RowBlock* block = nullptr;;) {
       full_.pop(block);
       if (block == nullptr) break;
       // after an error, keep taking blocks so that push() never blocks forever
-      if (!error_) {
+      if (!failed_.load(std::memory_order_relaxed)) {
         try {
           writer_.append(*block);
         } catch (...) {
           error_ = std::current_exception();
+          failed_.store(true, std::memory_order_release);
         }
       }
       free_.push(block);
@@ -37,6 +41,9 @@ WriterThread::~WriterThread() {
 }
 
 void WriterThread::push(std::size_t cell, const sim::ReplicationResult& result) {
+  // A failed write (a full disk) ends the run now, not after its last
+  // replication.
+  if (failed_.load(std::memory_order_acquire)) std::rethrow_exception(error_);
   const auto now = std::chrono::steady_clock::now();
   if (filling_ && filling_->cell != cell) hand_over();
   if (!filling_) {

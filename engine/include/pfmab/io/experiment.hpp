@@ -20,6 +20,9 @@ namespace pfmab::io {
 struct Experiment {
   std::string source;  // the experiment file, or "command line"
   std::string text;    // the file's text and any command-line overrides
+  // The files it was read from (the experiment file, the means CSVs): no
+  // output of the run may be one of them.
+  std::vector<std::filesystem::path> files;
   std::uint64_t seed = 1;
   std::uint64_t replications = 100;
   std::vector<sim::CellSpec> cells;

@@ -1,6 +1,7 @@
 #pragma once
 
 #include <cstdint>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -8,12 +9,23 @@
 
 namespace pfmab::io::h5 {
 
+// A failed HDF5 call, described from the calling thread's HDF5 error stack,
+// so it is made right after the call: the system's message when reading or
+// writing the file failed ("No space left on device"), else HDF5's innermost
+// (most specific) message, then the API function that failed, e.g. "File
+// too large (H5Fclose)". Callers add which file and what they were doing.
+class Error : public std::runtime_error {
+ public:
+  // `call` names the failed call if HDF5's stack does not (nullptr: unknown).
+  explicit Error(const char* call);
+};
+
 // An HDF5 identifier that closes itself (file, group, dataset, dataspace,
 // property list, type or attribute).
 class Handle {
  public:
   Handle() = default;
-  explicit Handle(hid_t id);  // throws std::runtime_error for a failed call (id < 0)
+  explicit Handle(hid_t id);  // throws Error for a failed call (id < 0)
   Handle(Handle&& other) noexcept : id_(other.id_) { other.id_ = H5I_INVALID_HID; }
   Handle& operator=(Handle&& other) noexcept;
   Handle(const Handle&) = delete;
@@ -23,14 +35,29 @@ class Handle {
   hid_t get() const { return id_; }
   explicit operator bool() const { return id_ >= 0; }
 
+  // Closes it now, throwing Error if HDF5 cannot (closing a file writes what
+  // HDF5 still holds of it; the destructor cannot report that). The handle
+  // is empty afterwards either way: an object whose close failed must not
+  // be closed again (see hdf5.cpp).
+  void close();
+  // Forgets the object without closing it: it stays open, untouched, until
+  // the process ends. For a file a write to has failed: closing it would
+  // write HDF5's idea of it (space allocated for data never written) over
+  // the file as last flushed.
+  void abandon() { id_ = H5I_INVALID_HID; }
+
  private:
   hid_t id_ = H5I_INVALID_HID;
 };
 
-// Throws std::runtime_error naming `what` when an HDF5 call fails.
+// Throws Error (naming `what` if HDF5 does not) when an HDF5 call fails
+// (returns a negative value).
 void check(herr_t status, const char* what);
 
-// HDF5 prints its own error stacks by default; pfmab reports errors itself.
+// HDF5 prints its error stack on stderr by default; pfmab reports errors
+// itself, in one line. A thread-safe HDF5 (Debian's) keeps this setting per
+// thread: it is made for the thread that starts the program, and every other
+// thread calls this before its first HDF5 call.
 void silence_errors();
 
 // The HDF5 type of a C++ element type.

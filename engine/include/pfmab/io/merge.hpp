@@ -14,9 +14,10 @@ namespace pfmab::io {
 // shards, shards of different experiments or splits, the same shard twice,
 // a missing or incomplete shard (unless `partial`: the output then holds
 // the replications present, recorded per cell in replication_ranges, and its
-// summaries are over them), an existing output (unless `overwrite`) or an
-// output that is one of the parts. The output is built beside its name and
-// moved there when complete.
+// summaries are over them), an existing output (unless `overwrite`) and an
+// output that check_output refuses (not a regular file, one of the parts).
+// The output is built beside its name (NewOutput) and moved there when
+// complete; a failure to write it (SystemError) leaves nothing behind.
 void merge_shards(std::span<const std::filesystem::path> parts,
                   const std::filesystem::path& output, bool partial, bool overwrite);
 

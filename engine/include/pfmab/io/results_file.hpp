@@ -12,40 +12,16 @@
 #include "pfmab/io/cell_summary.hpp"
 #include "pfmab/io/experiment.hpp"
 #include "pfmab/io/hdf5.hpp"
+#include "pfmab/io/output_file.hpp"
 #include "pfmab/io/report.hpp"
 #include "pfmab/io/row_block.hpp"
 #include "pfmab/sim/cell.hpp"
 #include "pfmab/sim/replication.hpp"
 #include "pfmab/sim/shard.hpp"
 #include "pfmab/theory/bounds.hpp"
+#include "pfmab/util/error.hpp"
 
 namespace pfmab::io {
-
-// The name an output is built under before it is moved to `path`, beside it.
-std::filesystem::path temporary_output(const std::filesystem::path& path);
-
-// Moves the output built at `temp` to `path`, replacing an existing one only
-// if `replace`; throws UserError if it cannot.
-void move_output(const std::filesystem::path& temp, const std::filesystem::path& path,
-                 bool replace);
-
-// An exclusive lock on an output file, held while this object lives. An OFD
-// fcntl lock: HDF5's own flock-based locking, which readers use, is
-// independent of it, so h5py can read a file while a run holds this.
-class OutputLock {
- public:
-  OutputLock() = default;
-  // Throws UserError if another process holds it.
-  explicit OutputLock(const std::filesystem::path& path);
-  OutputLock(OutputLock&& other) noexcept : fd_(std::exchange(other.fd_, -1)) {}
-  OutputLock& operator=(OutputLock&& other) noexcept;
-  OutputLock(const OutputLock&) = delete;
-  OutputLock& operator=(const OutputLock&) = delete;
-  ~OutputLock();
-
- private:
-  int fd_ = -1;
-};
 
 // The HDF5 output of a run (layout in README.md, "The output file"): root
 // attributes for provenance, then cells/NNNN/ per cell with its parameters,
@@ -63,6 +39,13 @@ class OutputLock {
 // Each cell's summary is built as its rows arrive (CellSummary), so it is
 // written as soon as the last one is in, without reading the rows back; a
 // writer that continues a cell replays the rows already there first.
+//
+// A new output is built complete under another name and moved to its own
+// when done (NewOutput), so a failure leaves no file behind. A failure to
+// write (a full disk) throws SystemError naming the output and the cause;
+// the writer then leaves the file as a kill at that moment would, neither
+// writing nor closing it, so that it holds the replications flushed before,
+// which the same command continues.
 class ResultsWriter {
  public:
   // The rows of a chunk of every per-replication dataset. Rows are written
@@ -75,18 +58,20 @@ class ResultsWriter {
   // Creates `path` for `shard` of the experiment, or continues it if it holds
   // the same shard of the same experiment (same canonical form): then done(c)
   // rows of every cell are kept. Throws UserError, leaving the file as it
-  // was, if it holds anything else (unless `overwrite`) or another process is
-  // writing it.
+  // was, if it may not receive an output (check_output: the experiment's
+  // files are the inputs), holds anything else (unless `overwrite`), or
+  // another process is writing it.
   ResultsWriter(const std::filesystem::path& path, const Experiment& experiment,
                 std::span<const sim::Cell> cells, bool overwrite, const sim::Shard& shard = {});
-  // Makes the copy of a shard at `path`, locked by `lock`, the start of a
-  // merge whose cells will hold `ranges` (per cell, in order; the shard's
-  // rows are the first) and continues it: the other shards' rows are then
-  // appended (merge_shards). `merged_from` is recorded as provenance.
-  ResultsWriter(const std::filesystem::path& path, OutputLock lock,
-                std::span<const std::vector<sim::ReplicationRange>> ranges,
+  // Makes the copy of a shard in `merged` the start of a merge whose cells
+  // will hold `ranges` (per cell, in order; the shard's rows are the first)
+  // and continues it: the other shards' rows are then appended
+  // (merge_shards). `merged_from` is recorded as provenance.
+  ResultsWriter(const NewOutput& merged, std::span<const std::vector<sim::ReplicationRange>> ranges,
                 const std::string& merged_from);
-  ~ResultsWriter();  // flushes, then closes
+  ~ResultsWriter();  // flushes, then closes (unless a write failed)
+  // Flushes and closes the file now, throwing SystemError if that fails.
+  void close();
   ResultsWriter(const ResultsWriter&) = delete;
   ResultsWriter& operator=(const ResultsWriter&) = delete;
 
@@ -115,6 +100,10 @@ class ResultsWriter {
 
  private:
   void open(const std::filesystem::path& path);
+  // Runs `step`; an HDF5 failure in it abandons the file and becomes a
+  // SystemError naming the output.
+  template <class Step>
+  void writing(Step&& step);
   void write_pending();
   void write(const RowBlock& block);
   // The summary being built of `cell`: started, from the rows already in
@@ -122,6 +111,7 @@ class ResultsWriter {
   CellSummary& summary_of(std::size_t cell);
   void summarize(std::size_t cell);
 
+  std::filesystem::path shown_;  // the output's name in messages
   OutputLock lock_;
   h5::Handle file_;
   std::vector<std::string> groups_;       // cells/NNNN
@@ -157,16 +147,27 @@ struct StoredCell {
   std::uint64_t expected() const { return sim::total(ranges); }  // rows when complete
 };
 
+// A file that ResultsReader cannot read as a pfmab output.
+class UnreadableOutput : public UserError {
+ public:
+  using UserError::UserError;
+};
+
 // Reads an output file, also while a run is writing it (SWMR read).
 class ResultsReader {
  public:
-  // Throws UserError if `path` is missing or not a pfmab output.
+  // Throws UserError if `path` is missing or a pfmab output of another
+  // format, and UnreadableOutput, "'PATH' is not a readable pfmab output:
+  // WHY", if it is not an HDF5 file or not pfmab's, HDF5 cannot read it
+  // (truncated, corrupt), or what it holds contradicts itself
+  // (replications_done above the replications of the cell, fewer rows than
+  // that, datasets of the wrong shape). Reading rows later throws the same.
   explicit ResultsReader(const std::filesystem::path& path);
 
   std::string attribute(const std::string& name) const;
-  std::uint64_t seed() const;
-  std::uint64_t replications() const;  // asked per cell
-  sim::Shard shard() const;            // 0/1 for a whole run or a merge
+  std::uint64_t seed() const { return seed_; }
+  std::uint64_t replications() const { return replications_; }  // asked per cell
+  sim::Shard shard() const { return shard_; }                   // 0/1 for a whole run or a merge
   // A merge of some of the shards only (merge --partial).
   bool partial() const;
   const std::vector<StoredCell>& cells() const { return cells_; }
@@ -176,7 +177,17 @@ class ResultsReader {
   RowBlock rows(std::size_t cell, std::uint64_t first, std::uint64_t count) const;
 
  private:
+  // Runs `step`, turning a failure to read the file into that UserError.
+  template <class Step>
+  auto reading(Step&& step) const -> decltype(step());
+  UnreadableOutput unreadable(const std::string& why) const;
+  // Refuses a cell whose records contradict one another.
+  void check(const StoredCell& cell, hid_t group) const;
+
+  std::filesystem::path path_;
   h5::Handle file_;
+  std::uint64_t seed_ = 0, replications_ = 0;
+  sim::Shard shard_;
   std::vector<StoredCell> cells_;
 };
 

@@ -1,6 +1,7 @@
 #pragma once
 
 #include <array>
+#include <atomic>
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
@@ -38,7 +39,8 @@ class WriterThread {
   // Queues a result, the next replication of `cell`; called by one thread at
   // a time (the run's in-order sink). A block goes to the writer when it
   // reaches a chunk boundary of the file or holds a result older than
-  // `max_wait`; blocks while every block waits to be written.
+  // `max_wait`; blocks while every block waits to be written. Rethrows the
+  // writer's error once one has happened.
   void push(std::size_t cell, const sim::ReplicationResult& result);
   // Waits until every queued result is appended; rethrows a writer error.
   void finish();
@@ -59,7 +61,8 @@ class WriterThread {
   std::size_t limit_ = 0;              // rows that end filling_ on a chunk boundary
   std::vector<std::uint64_t> handed_;  // per cell: rows queued, from the writer's done()
   std::chrono::steady_clock::time_point started_;  // of filling_
-  std::exception_ptr error_;
+  std::exception_ptr error_;       // set by the writer thread, then failed_
+  std::atomic<bool> failed_{false};
   double cpu_seconds_ = 0.0;
   std::thread thread_;
 };

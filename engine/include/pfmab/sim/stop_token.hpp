@@ -1,5 +1,6 @@
 #pragma once
 
+#include <algorithm>
 #include <atomic>
 #include <cstdint>
 
@@ -23,9 +24,21 @@ class StopToken {
   void throw_if_requested() const {
     if (requested()) throw Interrupted{};
   }
-  // For the i-th step of a tight loop: looks once every 2^16 steps.
+  // For the i-th step of a loop: looks once every 2^16 steps.
   void poll(std::uint64_t i) const {
     if ((i & 0xFFFF) == 0) throw_if_requested();
+  }
+
+  // body(first, last) over [0, count) in chunks of `chunk` steps, with a look
+  // before each: a tight inner loop stays free of the check.
+  template <class Body>
+  void in_chunks(std::uint64_t count, std::uint64_t chunk, Body&& body) const {
+    for (std::uint64_t first = 0; first < count;) {
+      throw_if_requested();
+      const std::uint64_t last = count - first > chunk ? first + chunk : count;
+      body(first, last);
+      first = last;
+    }
   }
 
  private:
