@@ -60,21 +60,11 @@ run() {
     -rss_limit_mb=2048 -artifact_prefix="$build/findings/$target/" -print_final_stats=1 "$@"
 }
 
-# The smoke run's extra flags for TARGET. The output reader reads its seeds
-# only (-runs=0): mutated, it reaches within seconds a known finding inside
-# libhdf5 1.10 (a crash or a spin in H5HG_read on a damaged global heap,
-# docs/fuzzing.md) that only a new output format removes. Its campaigns
-# (tools/fuzz.sh run results ...) mutate.
-smoke_flags() {
-  if [ "$1" = results ]; then echo -runs=0; fi
-}
-
 case "${1:-}" in
   smoke)
     for target in "${targets[@]}"; do
       echo "fuzz: $target for ${2:-60} s" >&2
-      # shellcheck disable=SC2046
-      run "$target" "${2:-60}" $(smoke_flags "$target") 2>"$build/smoke-$target.log" ||
+      run "$target" "${2:-60}" 2>"$build/smoke-$target.log" ||
         { tail -n 60 "$build/smoke-$target.log" >&2; exit 1; }
       grep -E '^(Done|stat::number_of_executed_units|stat::average_exec_per_sec)' \
         "$build/smoke-$target.log" >&2 || true

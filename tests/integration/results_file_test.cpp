@@ -281,7 +281,7 @@ TEST_F(ResultsRoundTrip, EveryFieldReadBackEqualsWhatWasWritten) {
     writer.write_summaries();
   }
   const io::ResultsReader reader(path);
-  EXPECT_EQ(reader.attribute("format"), "pfmab-results-4");
+  EXPECT_EQ(reader.attribute("format"), "pfmab-results-5");
   EXPECT_EQ(reader.attribute("mode"), "aggregated");
   EXPECT_EQ(reader.shard(), sim::Shard{});
   EXPECT_FALSE(reader.partial());
@@ -478,6 +478,56 @@ TEST_F(ResultsRoundTrip, AnOutputOfAnotherFormatIsNamedAsSuch) {
     const std::string message = e.what();
     EXPECT_NE(message.find("format 'pfmab-results-1'"), std::string::npos) << message;
     EXPECT_NE(message.find("--overwrite"), std::string::npos) << message;
+  }
+}
+
+TEST_F(ResultsRoundTrip, AVariableLengthFormatIsNamedAsAnOlderFormatWithoutReadingIt) {
+  // pfmab-results-4 and earlier stored strings variable-length, read through
+  // libhdf5's global heap (whose reader fails badly on damaged files): the
+  // reader recognises them by their type and reads no further
+  const auto path = dir_ / "old.h5";
+  { io::ResultsWriter writer(path, experiment_, cells_, false); }
+  {
+    h5::Handle file(H5Fopen(path.c_str(), H5F_ACC_RDWR, H5P_DEFAULT));
+    ASSERT_GE(H5Adelete(file.get(), "format"), 0);
+    h5::Handle type(H5Tcopy(H5T_C_S1));
+    ASSERT_GE(H5Tset_size(type.get(), H5T_VARIABLE), 0);
+    h5::Handle space(H5Screate(H5S_SCALAR));
+    h5::Handle attr(
+        H5Acreate2(file.get(), "format", type.get(), space.get(), H5P_DEFAULT, H5P_DEFAULT));
+    const char* text = "pfmab-results-4";
+    ASSERT_GE(H5Awrite(attr.get(), type.get(), &text), 0);
+  }
+  try {
+    io::ResultsReader reader(path);
+    ADD_FAILURE() << "an output with a variable-length format was read";
+  } catch (const UserError& e) {
+    const std::string message = e.what();
+    EXPECT_NE(message.find("format 'pfmab-results-4 or earlier'"), std::string::npos) << message;
+    EXPECT_NE(message.find("--overwrite"), std::string::npos) << message;
+  }
+}
+
+TEST_F(ResultsRoundTrip, AnAttributeOfManyValuesIsRefusedNotReadPastItsEnd) {
+  const auto path = dir_ / "damaged.h5";
+  { io::ResultsWriter writer(path, experiment_, cells_, false); }
+  {
+    h5::Handle file(H5Fopen(path.c_str(), H5F_ACC_RDWR, H5P_DEFAULT));
+    ASSERT_GE(H5Adelete(file.get(), "shard"), 0);
+    const hsize_t three = 3;
+    h5::Handle space(H5Screate_simple(1, &three, nullptr));
+    h5::Handle attr(H5Acreate2(file.get(), "shard", H5T_NATIVE_DOUBLE, space.get(), H5P_DEFAULT,
+                               H5P_DEFAULT));
+    const double values[3] = {1, 2, 3};
+    ASSERT_GE(H5Awrite(attr.get(), H5T_NATIVE_DOUBLE, values), 0);
+  }
+  try {
+    io::ResultsReader reader(path);
+    ADD_FAILURE() << "an output with a 3-element shard attribute was read";
+  } catch (const io::UnreadableOutput& e) {
+    const std::string message = e.what();
+    EXPECT_NE(message.find("attribute 'shard' holds 3 values, not one"), std::string::npos)
+        << message;
   }
 }
 

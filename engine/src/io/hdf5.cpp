@@ -1,5 +1,6 @@
 #include "pfmab/io/hdf5.hpp"
 
+#include <algorithm>
 #include <cctype>
 #include <cstdlib>
 #include <cstring>
@@ -130,16 +131,31 @@ hid_t native_type<std::uint8_t>() {
 
 namespace {
 
-Handle utf8_string_type() {
+// Strings are stored fixed-length (their size in the type, NUL-padded), not
+// variable-length: libhdf5 1.10 reads a variable-length string through the
+// file's global heap, whose reader crashes or hangs on a damaged file
+// (docs/fuzzing.md); a fixed-length one is read as plain bytes.
+Handle utf8_string_type(std::size_t size) {
   Handle type(H5Tcopy(H5T_C_S1));
-  check(H5Tset_size(type.get(), H5T_VARIABLE), "H5Tset_size");
+  check(H5Tset_size(type.get(), std::max<std::size_t>(size, 1)), "H5Tset_size");
+  check(H5Tset_strpad(type.get(), H5T_STR_NULLPAD), "H5Tset_strpad");
   check(H5Tset_cset(type.get(), H5T_CSET_UTF8), "H5Tset_cset");
   return type;
 }
 
+// An attribute is read into one value: a damaged file's dataspace of many
+// elements would write past it.
+void require_scalar(hid_t attr, const std::string& name) {
+  Handle space(H5Aget_space(attr));
+  const hssize_t points = H5Sget_simple_extent_npoints(space.get());
+  if (points != 1) {
+    throw BadAttribute(fmt::format("attribute '{}' holds {} values, not one", name, points));
+  }
+}
+
 template <class T>
 void write_scalar_attribute(hid_t object, const std::string& name, hid_t type, const T* value) {
-  // replaced, not updated: a variable-length string's size is in its type
+  // replaced, not updated: a string's size is in its type
   if (H5Aexists(object, name.c_str()) > 0) check(H5Adelete(object, name.c_str()), "H5Adelete");
   Handle space(H5Screate(H5S_SCALAR));
   Handle attr(H5Acreate2(object, name.c_str(), type, space.get(), H5P_DEFAULT, H5P_DEFAULT));
@@ -149,9 +165,9 @@ void write_scalar_attribute(hid_t object, const std::string& name, hid_t type, c
 }  // namespace
 
 void write_attribute(hid_t object, const std::string& name, const std::string& value) {
-  const auto type = utf8_string_type();
-  const char* text = value.c_str();
-  write_scalar_attribute(object, name, type.get(), &text);
+  const auto type = utf8_string_type(value.size());
+  const std::string padded = value.empty() ? std::string(1, '\0') : value;
+  write_scalar_attribute(object, name, type.get(), padded.data());
 }
 
 void write_attribute(hid_t object, const std::string& name, double value) {
@@ -170,17 +186,27 @@ bool has_attribute(hid_t object, const std::string& name) {
 
 std::string read_string_attribute(hid_t object, const std::string& name) {
   Handle attr(H5Aopen(object, name.c_str(), H5P_DEFAULT));
-  const auto type = utf8_string_type();
-  char* text = nullptr;
-  check(H5Aread(attr.get(), type.get(), &text), "H5Aread");
-  std::string value = text ? text : "";
-  Handle space(H5Aget_space(attr.get()));
-  H5Dvlen_reclaim(type.get(), space.get(), H5P_DEFAULT, &text);
+  require_scalar(attr.get(), name);
+  Handle stored(H5Aget_type(attr.get()));
+  if (H5Tget_class(stored.get()) != H5T_STRING) {
+    throw BadAttribute(fmt::format("attribute '{}' is not a string", name));
+  }
+  const htri_t variable = H5Tis_variable_str(stored.get());
+  check(variable, "H5Tis_variable_str");
+  if (variable > 0) throw VariableLengthString(name);
+  const std::size_t size = H5Tget_size(stored.get());
+  if (size == 0 || size > kMaxStringAttribute) {
+    throw BadAttribute(fmt::format("attribute '{}' is {} bytes long", name, size));
+  }
+  std::string value(size, '\0');
+  check(H5Aread(attr.get(), utf8_string_type(size).get(), value.data()), "H5Aread");
+  value.resize(value.find('\0') == std::string::npos ? size : value.find('\0'));
   return value;
 }
 
 double read_double_attribute(hid_t object, const std::string& name) {
   Handle attr(H5Aopen(object, name.c_str(), H5P_DEFAULT));
+  require_scalar(attr.get(), name);
   double value = 0.0;
   check(H5Aread(attr.get(), H5T_NATIVE_DOUBLE, &value), "H5Aread");
   return value;

@@ -17,7 +17,7 @@ namespace {
 // 2: fidelity mode and the paper's bounds per cell; 3: the algorithm's
 // options per cell, the row datasets without a fill value; 4: shards (the
 // root's shard, each cell's replication_ranges)
-constexpr const char* kFormat = "pfmab-results-4";
+constexpr const char* kFormat = "pfmab-results-5";
 constexpr auto kFlushInterval = std::chrono::milliseconds(500);
 constexpr hsize_t kChunkRows = ResultsWriter::kChunkRows;
 
@@ -561,6 +561,8 @@ auto ResultsReader::reading(Step&& step) const -> decltype(step()) {
     return step();
   } catch (const h5::Error& e) {
     throw unreadable(e.what());
+  } catch (const h5::BadAttribute& e) {
+    throw unreadable(e.what());
   } catch (const nlohmann::json::exception& e) {
     throw unreadable(fmt::format("its experiment_canonical attribute: {}", e.what()));
   }
@@ -590,11 +592,18 @@ ResultsReader::ResultsReader(const std::filesystem::path& path) : path_(path) {
     if (!h5::has_attribute(file_.get(), "format")) {
       throw unreadable(fmt::format("no '{}' format attribute (not written by pfmab)", kFormat));
     }
-    if (const auto format = h5::read_string_attribute(file_.get(), "format"); format != kFormat) {
-      throw UserError(fmt::format(
+    const auto older = [&](const std::string& format) {
+      return UserError(fmt::format(
           "'{}' is a pfmab output of format '{}', this pfmab reads '{}' (rerun the experiment "
           "with --overwrite)",
           path.string(), format, kFormat));
+    };
+    try {
+      if (const auto format = h5::read_string_attribute(file_.get(), "format"); format != kFormat) {
+        throw older(format);
+      }
+    } catch (const h5::VariableLengthString&) {
+      throw older("pfmab-results-4 or earlier");  // they stored strings variable-length
     }
     try {
       shard_ = sim::parse_shard(attribute("shard"));

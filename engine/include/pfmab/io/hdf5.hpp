@@ -64,8 +64,24 @@ void silence_errors();
 template <class T>
 hid_t native_type();
 
-// Attributes (variable-length UTF-8 strings, doubles, unsigned integers),
-// written anew (an existing one of the name is replaced).
+// Attributes (fixed-length UTF-8 strings, doubles, unsigned integers),
+// written anew (an existing one of the name is replaced). Reading one that
+// is not a single value of the type throws BadAttribute; a variable-length
+// string (how pfmab-results-4 and earlier stored them) is not read but
+// reported as VariableLengthString.
+class BadAttribute : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+class VariableLengthString : public BadAttribute {
+ public:
+  explicit VariableLengthString(const std::string& name)
+      : BadAttribute("attribute '" + name + "' is a variable-length string") {}
+};
+// No pfmab attribute comes near this (the canonical experiment of the largest
+// sweep accepted is a few MiB); a damaged file's size is refused before
+// memory is taken for it.
+inline constexpr std::size_t kMaxStringAttribute = std::size_t{1} << 30;
 void write_attribute(hid_t object, const std::string& name, const std::string& value);
 void write_attribute(hid_t object, const std::string& name, double value);
 void write_attribute(hid_t object, const std::string& name, std::uint64_t value);
