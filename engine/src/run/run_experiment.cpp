@@ -1,0 +1,151 @@
+#include "pfmab/run/run_experiment.hpp"
+
+#include <chrono>
+#include <iostream>
+#include <tuple>
+#include <utility>
+
+#include <fmt/format.h>
+
+#include "pfmab/io/results_file.hpp"
+#include "pfmab/io/writer_thread.hpp"
+#include "pfmab/sim/runner.hpp"
+#include "pfmab/util/digest.hpp"
+
+namespace pfmab::run {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double seconds_since(Clock::time_point start) {
+  return std::chrono::duration<double>(Clock::now() - start).count();
+}
+
+// The leader's part of a run, once set up: every replication handed to the
+// writer and the report, with progress; alone, or coordinating the other
+// ranks.
+void lead(const Sweep& sweep, const Options& options, World& world, sim::RunOptions& run,
+          std::optional<io::ResultsWriter>& writer, Outcome& outcome) {
+  const auto& [experiment, cells] = sweep;
+  const auto total = sim::total(run.ranges);
+  const auto requested = options.shard.range(experiment.replications).count();
+  const auto asked = cells.size() * requested;
+  // A resumed run's earlier replications are only in the file: its report is
+  // read back from there; any other run reports what its sink kept.
+  const bool report_from_file = writer && writer->resumed();
+  if (report_from_file && options.progress != io::ProgressStyle::none) {
+    std::cerr << fmt::format("pfmab: continuing '{}': {} of {} replications are already there\n",
+                             options.output.string(), asked - total, asked);
+  }
+
+  std::vector<io::CellAccumulator> accumulators;
+  for (std::size_t c = 0; c < cells.size(); ++c) {
+    accumulators.emplace_back(io::describe(cells[c], experiment.canonical["cells"][c], requested));
+  }
+  Digest digest;
+  auto& timings = outcome.timings;
+  std::atomic<bool> own_stop{false};
+  auto& stop = options.stop ? *options.stop : own_stop;
+  std::atomic<std::uint64_t> completed{0};
+  run.completed = &completed;
+  run.stop = &stop;
+  {
+    io::ProgressDisplay progress(completed, total, options.progress);
+    std::optional<io::WriterThread> writing;
+    if (writer) writing.emplace(*writer);
+    const sim::ResultSink sink = [&](std::size_t c, std::uint64_t, sim::ReplicationResult&& r) {
+      if (!report_from_file) {
+        accumulators[c].add(r);
+        r.add_to(digest);
+      }
+      if (!writing) return;
+      // A failed write (a full disk) stops the run as a stop request does,
+      // so that the pipeline drains (an exception through it would abandon
+      // the replications in flight); finish() below reports it.
+      try {
+        writing->push(c, r);
+      } catch (...) {
+        stop.store(true);
+      }
+    };
+    const auto start = Clock::now();
+    world.run(cells, run, sink);
+    if (writing) {
+      writing->finish();
+      timings.writer_cpu = writing->cpu_seconds();
+    }
+    timings.sweep = seconds_since(start);
+  }
+  if (stop.load()) {
+    outcome.stopped = Stopped{completed.load(), asked};
+    if (writer) {
+      writer->flush();
+      outcome.stopped->kept = 0;
+      for (std::size_t c = 0; c < cells.size(); ++c) outcome.stopped->kept += writer->done(c);
+    }
+    return;
+  }
+  if (writer) {
+    auto start = Clock::now();
+    writer->write_summaries();
+    timings.summaries = seconds_since(start);
+    start = Clock::now();
+    writer->close();
+    writer.reset();
+    timings.close = seconds_since(start);
+  }
+  auto& report = outcome.report.emplace();
+  report.seed = experiment.seed;
+  if (report_from_file) {
+    std::tie(report.cells, report.digest) = io::read_reports(io::ResultsReader(options.output));
+  } else {
+    for (const auto& a : accumulators) report.cells.push_back(a.report());
+    report.digest = digest.hex();
+  }
+}
+
+}  // namespace
+
+Sweep::Sweep(io::Experiment loaded) : experiment(std::move(loaded)) {
+  for (std::size_t i = 0; i < experiment.cells.size(); ++i) {
+    cells.emplace_back(experiment.cells[i], i);
+  }
+}
+
+Outcome run_experiment(const Sweep& sweep, const Options& options, World& world) {
+  const auto& [experiment, cells] = sweep;
+  sim::RunOptions run;
+  run.seed = experiment.seed;
+  run.replications = experiment.replications;
+  run.threads = options.threads;
+  world.on_every_rank([&] {
+    sim::validate(run);  // before any output file is touched
+    sim::validate(options.shard, experiment.replications);
+  });
+  run.ranges.assign(cells.size(), options.shard.range(experiment.replications));
+
+  // The output is the leader's, opened once every rank is ready: a rank that
+  // cannot run the experiment leaves no file behind.
+  std::optional<io::ResultsWriter> writer;
+  Outcome outcome;
+  world.on_every_rank([&] {
+    if (!world.leader() || options.output.empty()) return;
+    const auto start = Clock::now();
+    writer.emplace(options.output, experiment, cells, options.overwrite, options.shard);
+    for (std::size_t c = 0; c < cells.size(); ++c) run.ranges[c].first += writer->done(c);
+    outcome.timings.open = seconds_since(start);
+  });
+
+  if (options.on_start) options.on_start();
+  // From here on the ranks wait on one another.
+  world.all_or_none([&] {
+    if (world.leader()) {
+      lead(sweep, options, world, run, writer, outcome);
+    } else {
+      world.run(cells, run, {});  // the leader stops it
+    }
+  });
+  return outcome;
+}
+
+}  // namespace pfmab::run

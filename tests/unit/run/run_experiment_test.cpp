@@ -1,0 +1,103 @@
+// The library's run of an experiment in a one-rank world: its report is
+// that of the sweep it runs, whatever the threads, and survives a stop and
+// a resume through its output (the program's tests, tests/integration, run
+// the same entry point through `pfmab run`, with signals and MPI).
+#include "pfmab/run/run_experiment.hpp"
+
+#include <atomic>
+#include <filesystem>
+
+#include <gtest/gtest.h>
+#include <toml++/toml.h>
+
+#include "pfmab/run/world.hpp"
+#include "pfmab/sim/runner.hpp"
+#include "pfmab/util/error.hpp"
+
+#include "run_cli.hpp"
+#include "temp_dir.hpp"
+
+namespace pfmab::run {
+namespace {
+
+// Two cells (alpha 0 and 1) of 20 short replications.
+const Sweep& sweep() {
+  static const Sweep made = [] {
+    toml::table overrides;
+    overrides.insert("instance",
+                     toml::table{{"means", testing::shared_data("synthetic_4x9.csv")}});
+    overrides.insert("alpha", toml::array{0.0, 1.0});
+    overrides.insert("horizon", 2000);
+    overrides.insert("replications", 20);
+    overrides.insert("seed", 7);
+    return Sweep(io::load_experiment(std::nullopt, overrides));
+  }();
+  return made;
+}
+
+Options on_threads(unsigned threads) {
+  Options options;
+  options.threads = threads;
+  return options;
+}
+
+TEST(RunExperiment, ReportsTheDigestAndCellsOfItsSweep) {
+  OneRank alone;
+  const auto outcome = run_experiment(sweep(), on_threads(2), alone);
+  ASSERT_TRUE(outcome.report);
+  EXPECT_FALSE(outcome.stopped);
+  sim::RunOptions same;
+  same.seed = 7;
+  same.replications = 20;
+  EXPECT_EQ(outcome.report->digest, sim::digest_of(sim::run_sweep(sweep().cells, same)));
+  EXPECT_EQ(outcome.report->seed, 7u);
+  ASSERT_EQ(outcome.report->cells.size(), 2u);
+  EXPECT_EQ(outcome.report->cells[1].alpha, 1.0);
+  EXPECT_EQ(outcome.report->cells[1].regret.count, 20u);
+  EXPECT_EQ(run_experiment(sweep(), on_threads(1), alone).report->digest,
+            outcome.report->digest);
+}
+
+TEST(RunExperiment, AShardReportsItsShareOnly) {
+  OneRank alone;
+  auto options = on_threads(1);
+  options.shard = {1, 4};  // replications [5, 10) of each cell
+  const auto outcome = run_experiment(sweep(), options, alone);
+  ASSERT_TRUE(outcome.report);
+  EXPECT_EQ(outcome.report->cells[0].requested, 5u);
+  EXPECT_EQ(outcome.report->cells[0].regret.count, 5u);
+}
+
+TEST(RunExperiment, StoppedItKeepsWhatIsInTheOutputAndTheSameCallContinuesIt) {
+  const testing::TempDir dir("run-experiment");
+  OneRank alone;
+  std::atomic<bool> stop{true};  // before the first replication
+  int started = 0;
+  auto options = on_threads(2);
+  options.output = dir / "out.h5";
+  options.stop = &stop;
+  options.on_start = [&] { ++started; };
+  const auto stopped = run_experiment(sweep(), options, alone);
+  EXPECT_EQ(started, 1);
+  EXPECT_FALSE(stopped.report);
+  ASSERT_TRUE(stopped.stopped);
+  EXPECT_EQ(stopped.stopped->kept, 0u);
+  EXPECT_EQ(stopped.stopped->asked, 40u);
+
+  stop = false;
+  const auto resumed = run_experiment(sweep(), options, alone);
+  ASSERT_TRUE(resumed.report);  // read back from the output
+  EXPECT_EQ(resumed.report->digest, run_experiment(sweep(), on_threads(1), alone).report->digest);
+}
+
+TEST(RunExperiment, ABadThreadCountIsRefusedBeforeTheOutputIsTouched) {
+  const testing::TempDir dir("run-experiment");
+  OneRank alone;
+  auto options = on_threads(0);
+  options.output = dir / "out.h5";
+  EXPECT_THROW(run_experiment(sweep(), options, alone), UserError);
+  EXPECT_FALSE(std::filesystem::exists(options.output));
+}
+
+}  // namespace
+}  // namespace pfmab::run
