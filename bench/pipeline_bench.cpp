@@ -1,12 +1,13 @@
 // What streaming the results to HDF5 adds to the wall time of a run of many
 // short replications (bench/README.md, "Results pipeline", records the
 // figures and their ratios). Every benchmark runs the same sweep through
-// sim::run_sweep on the same thread count; only the sink differs:
+// run::run_experiment, the entry point `pfmab run` calls, in a one-rank
+// world on the same thread count; only the output differs:
 //
-//   BM_Sweep_NoOutput     what `pfmab run` does without -o: a CellAccumulator
-//                         and the digest, per replication
-//   BM_Sweep_Hdf5         what a new `pfmab run -o` does: the same, and every
-//                         result pushed to the WriterThread of a ResultsWriter
+//   BM_Sweep_NoOutput     `pfmab run` without -o: a CellAccumulator and the
+//                         digest, per replication
+//   BM_Sweep_Hdf5         a new `pfmab run -o`: the same, and every result
+//                         pushed to the WriterThread of a ResultsWriter
 //                         created for it (which writes the rows and builds the
 //                         cell's summary as they arrive), write_summaries(),
 //                         closed (the file, in the temp folder, is deleted
@@ -62,7 +63,8 @@
 #include "pfmab/io/report.hpp"
 #include "pfmab/io/results_file.hpp"
 #include "pfmab/io/row_block.hpp"
-#include "pfmab/io/writer_thread.hpp"
+#include "pfmab/run/run_experiment.hpp"
+#include "pfmab/run/world.hpp"
 #include "pfmab/sim/cell.hpp"
 #include "pfmab/sim/replication.hpp"
 #include "pfmab/sim/runner.hpp"
@@ -83,8 +85,8 @@ std::uint64_t replications = 10'000;  // --replications=N
 std::string mode = "aggregated";      // --mode=NAME
 
 // The experiment as `pfmab run --means ... --alpha 0.5 -T 1e4 -R N` builds it.
-const pfmab::io::Experiment& experiment() {
-  static const pfmab::io::Experiment loaded = [] {
+const pfmab::run::Sweep& sweep() {
+  static const pfmab::run::Sweep loaded = [] {
     toml::table overrides;
     overrides.insert("instance", toml::table{{"means", PFMAB_SHARED_DATA "/synthetic_4x9.csv"}});
     overrides.insert("alpha", 0.5);
@@ -92,27 +94,29 @@ const pfmab::io::Experiment& experiment() {
     overrides.insert("replications", static_cast<std::int64_t>(replications));
     overrides.insert("seed", 1);
     overrides.insert("mode", mode);
-    return pfmab::io::load_experiment(std::nullopt, overrides);
+    return pfmab::run::Sweep(pfmab::io::load_experiment(std::nullopt, overrides));
   }();
   return loaded;
 }
 
-const std::vector<pfmab::sim::Cell>& cells() {
-  static const std::vector<pfmab::sim::Cell> made = [] {
-    std::vector<pfmab::sim::Cell> out;
-    const auto& e = experiment();
-    for (std::size_t i = 0; i < e.cells.size(); ++i) out.emplace_back(e.cells[i], i);
-    return out;
-  }();
-  return made;
+const pfmab::io::Experiment& experiment() { return sweep().experiment; }
+const std::vector<pfmab::sim::Cell>& cells() { return sweep().cells; }
+
+// `pfmab run --threads N --quiet`, with `-o output` if one is given.
+pfmab::run::Options options(const benchmark::State& state,
+                            const std::filesystem::path& output = {}) {
+  pfmab::run::Options o;
+  o.threads = static_cast<unsigned>(state.range(0));
+  o.output = output;
+  return o;
 }
 
-pfmab::sim::RunOptions options(const benchmark::State& state) {
-  pfmab::sim::RunOptions o;
-  o.seed = experiment().seed;
-  o.replications = experiment().replications;
-  o.threads = static_cast<unsigned>(state.range(0));
-  return o;
+// One run; returns its digest.
+std::string run_once(const pfmab::run::Options& options, pfmab::run::Timings& timings) {
+  pfmab::run::OneRank alone;
+  const auto outcome = pfmab::run::run_experiment(sweep(), options, alone);
+  timings = outcome.timings;
+  return outcome.report->digest;
 }
 
 std::filesystem::path output_path() {
@@ -152,51 +156,15 @@ void report(benchmark::State& state, const std::vector<std::pair<const char*, do
 // No output: accumulator and digest, as `pfmab run` without -o
 //------------------------------------------------------------------------------
 
-// What the sink of `pfmab run` keeps for its printed report, with or
-// without -o: an accumulator per cell and the digest.
-class RunReport {
- public:
-  RunReport() {
-    for (std::size_t c = 0; c < cells().size(); ++c) {
-      accumulators_.emplace_back(pfmab::io::describe(cells()[c], experiment().canonical["cells"][c],
-                                                     experiment().replications));
-    }
-  }
-  void add(std::size_t cell, const pfmab::sim::ReplicationResult& r) {
-    accumulators_[cell].add(r);
-    r.add_to(digest_);
-  }
-  // The report, observed, and the digest.
-  std::string finish() const {
-    for (const auto& a : accumulators_) benchmark::DoNotOptimize(a.report());
-    return digest_.hex();
-  }
-
- private:
-  std::vector<pfmab::io::CellAccumulator> accumulators_;
-  pfmab::Digest digest_;
-};
-
-// One sweep as `pfmab run` without -o; returns the digest.
-std::string sweep_no_output(const pfmab::sim::RunOptions& run, double& sink_s) {
-  RunReport report;
-  pfmab::sim::run_sweep(cells(), run,
-                        [&](std::size_t c, std::uint64_t, pfmab::sim::ReplicationResult&& r) {
-                          const auto start = Clock::now();
-                          report.add(c, r);
-                          sink_s += seconds(Clock::now() - start);
-                        });
-  return report.finish();
-}
-
 void BM_Sweep_NoOutput(benchmark::State& state) {
-  double sweep_s = 0.0, sink_s = 0.0;
+  double sweep_s = 0.0;
+  pfmab::run::Timings timings;
   for (auto _ : state) {
     const auto t0 = Clock::now();
-    expected_digest() = sweep_no_output(options(state), sink_s);
+    expected_digest() = run_once(options(state), timings);
     sweep_s += seconds(Clock::now() - t0);
   }
-  report(state, {{"sweep_s", sweep_s}, {"sink_s", sink_s}});
+  report(state, {{"sweep_s", sweep_s}});
 }
 
 //------------------------------------------------------------------------------
@@ -205,48 +173,28 @@ void BM_Sweep_NoOutput(benchmark::State& state) {
 
 // Seconds spent in each step of an HDF5 run, summed over runs.
 struct Hdf5Times {
-  double create = 0.0, sweep = 0.0, sink = 0.0, summaries = 0.0, close = 0.0, read = 0.0;
+  double create = 0.0, sweep = 0.0, summaries = 0.0, close = 0.0, read = 0.0;
   double writer_cpu = 0.0;
 };
 
-// One sweep as a new `pfmab run -o` does it; returns the run's digest.
+// One run as a new `pfmab run -o` does it; returns the run's digest.
 // `read_back`: then also reads the file back, as `pfmab summary` and a
 // resumed `pfmab run -o` do, and returns the file's digest instead. The file
 // is deleted by the caller.
-std::string sweep_hdf5(const pfmab::sim::RunOptions& run, const std::filesystem::path& path,
-                       bool read_back, Hdf5Times& times) {
-  const auto t0 = Clock::now();
-  Clock::time_point t1, t2, t3;
-  RunReport report;
-  {
-    pfmab::io::ResultsWriter writer(path, experiment(), cells(), false);
-    t1 = Clock::now();
-    {
-      pfmab::io::WriterThread writing(writer);  // the HDF5 thread, as in `pfmab run -o`
-      pfmab::sim::run_sweep(cells(), run,
-                            [&](std::size_t c, std::uint64_t, pfmab::sim::ReplicationResult&& r) {
-                              const auto start = Clock::now();
-                              report.add(c, r);
-                              writing.push(c, r);
-                              times.sink += seconds(Clock::now() - start);
-                            });
-      writing.finish();
-      times.writer_cpu += writing.cpu_seconds();
-    }
-    t2 = Clock::now();
-    writer.write_summaries();
-    t3 = Clock::now();
-  }  // ~ResultsWriter: flush, close
-  auto digest = report.finish();
-  const auto t4 = Clock::now();
-  times.create += seconds(t1 - t0);
-  times.sweep += seconds(t2 - t1);
-  times.summaries += seconds(t3 - t2);
-  times.close += seconds(t4 - t3);
+std::string sweep_hdf5(const pfmab::run::Options& options, bool read_back, Hdf5Times& times) {
+  pfmab::run::Timings timings;
+  auto digest = run_once(options, timings);
+  times.create += timings.open;
+  times.sweep += timings.sweep;
+  times.summaries += timings.summaries;
+  times.close += timings.close;
+  times.writer_cpu += timings.writer_cpu;
   if (!read_back) return digest;
-  const auto [reports, file_digest] = pfmab::io::read_reports(pfmab::io::ResultsReader(path));
+  const auto t0 = Clock::now();
+  const auto [reports, file_digest] =
+      pfmab::io::read_reports(pfmab::io::ResultsReader(options.output));
   benchmark::DoNotOptimize(reports.data());
-  times.read += seconds(Clock::now() - t4);
+  times.read += seconds(Clock::now() - t0);
   return file_digest;
 }
 
@@ -256,7 +204,7 @@ void sweep_hdf5(benchmark::State& state, bool read_back) {
   Hdf5Times times;
   std::string digest_hex;
   for (auto _ : state) {
-    digest_hex = sweep_hdf5(options(state), path, read_back, times);
+    digest_hex = sweep_hdf5(options(state, path), read_back, times);
     state.PauseTiming();
     std::filesystem::remove(path);
     state.ResumeTiming();
@@ -265,10 +213,11 @@ void sweep_hdf5(benchmark::State& state, bool read_back) {
     fail(state, fmt::format("digest {} differs from the run without output's {}", digest_hex,
                             expected_digest()));
   }
-  std::vector<std::pair<const char*, double>> parts{
-      {"create_s", times.create}, {"sweep_s", times.sweep},
-      {"sink_s", times.sink},     {"summaries_s", times.summaries},
-      {"close_s", times.close},   {"writer_cpu_s", times.writer_cpu}};
+  std::vector<std::pair<const char*, double>> parts{{"create_s", times.create},
+                                                    {"sweep_s", times.sweep},
+                                                    {"summaries_s", times.summaries},
+                                                    {"close_s", times.close},
+                                                    {"writer_cpu_s", times.writer_cpu}};
   if (read_back) parts.emplace_back("read_s", times.read);
   report(state, parts);
 }
@@ -289,15 +238,16 @@ void BM_Sweep_Paired(benchmark::State& state) {
   double ratio = 0.0, sweep_ratio = 0.0, none_s = 0.0, hdf5_s = 0.0, summaries_s = 0.0,
          writer_cpu_s = 0.0;
   for (auto _ : state) {
-    double sink_s = 0.0, none = 0.0, hdf5 = 0.0;
+    double none = 0.0, hdf5 = 0.0;
     Hdf5Times times;
     for (const bool write : {false, true, true, false}) {
       const auto start = Clock::now();
       if (!write) {
-        benchmark::DoNotOptimize(sweep_no_output(options(state), sink_s));
+        pfmab::run::Timings timings;
+        benchmark::DoNotOptimize(run_once(options(state), timings));
         none += seconds(Clock::now() - start);
       } else {
-        sweep_hdf5(options(state), path, false, times);
+        sweep_hdf5(options(state, path), false, times);
         hdf5 += seconds(Clock::now() - start);
         state.PauseTiming();
         std::filesystem::remove(path);
@@ -375,6 +325,32 @@ void BM_Summaries_Replay(benchmark::State& state) {
 // An MPI run's rows: what a rank pays to send a block, what rank 0 pays to
 // take it in (bench/README.md, "Scaling")
 //------------------------------------------------------------------------------
+
+// What rank 0 of an MPI run keeps of every result for its printed report
+// (BM_RankRows), as run::run_experiment does: an accumulator per cell and
+// the digest.
+class RunReport {
+ public:
+  RunReport() {
+    for (std::size_t c = 0; c < cells().size(); ++c) {
+      accumulators_.emplace_back(pfmab::io::describe(cells()[c], experiment().canonical["cells"][c],
+                                                     experiment().replications));
+    }
+  }
+  void add(std::size_t cell, const pfmab::sim::ReplicationResult& r) {
+    accumulators_[cell].add(r);
+    r.add_to(digest_);
+  }
+  // The report, observed, and the digest.
+  std::string finish() const {
+    for (const auto& a : accumulators_) benchmark::DoNotOptimize(a.report());
+    return digest_.hex();
+  }
+
+ private:
+  std::vector<pfmab::io::CellAccumulator> accumulators_;
+  pfmab::Digest digest_;
+};
 
 // The sweep's results, computed once.
 const std::vector<pfmab::sim::ReplicationResult>& sweep_results() {
