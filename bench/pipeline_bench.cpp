@@ -85,27 +85,17 @@ std::string mode = "aggregated";      // --mode=NAME
 // The experiment as `pfmab run --means ... --alpha 0.5 -T 1e4 -R N` builds it.
 const pfmab::io::Experiment& experiment() {
   static const pfmab::io::Experiment loaded = [] {
-    toml::table overrides;
-    overrides.insert("instance", toml::table{{"means", PFMAB_SHARED_DATA "/synthetic_4x9.csv"}});
-    overrides.insert("alpha", 0.5);
-    overrides.insert("horizon", kHorizon);
-    overrides.insert("replications", static_cast<std::int64_t>(replications));
-    overrides.insert("seed", 1);
-    overrides.insert("mode", mode);
-    return pfmab::io::load_experiment(std::nullopt, overrides);
+    using pfmab::io::flag_values;
+    return pfmab::io::load_experiment(
+        std::nullopt, {flag_values("instance.means", PFMAB_SHARED_DATA "/synthetic_4x9.csv"),
+                       flag_values("alpha", "0.5"), flag_values("horizon", std::to_string(kHorizon)),
+                       flag_values("replications", std::to_string(replications)),
+                       flag_values("seed", "1"), flag_values("mode", mode)});
   }();
   return loaded;
 }
 
-const std::vector<pfmab::sim::Cell>& cells() {
-  static const std::vector<pfmab::sim::Cell> made = [] {
-    std::vector<pfmab::sim::Cell> out;
-    const auto& e = experiment();
-    for (std::size_t i = 0; i < e.cells.size(); ++i) out.emplace_back(e.cells[i], i);
-    return out;
-  }();
-  return made;
-}
+const std::vector<pfmab::sim::Cell>& cells() { return experiment().cells; }
 
 pfmab::sim::RunOptions options(const benchmark::State& state) {
   pfmab::sim::RunOptions o;
@@ -158,7 +148,7 @@ class RunReport {
  public:
   RunReport() {
     for (std::size_t c = 0; c < cells().size(); ++c) {
-      accumulators_.emplace_back(pfmab::io::describe(cells()[c], experiment().canonical["cells"][c],
+      accumulators_.emplace_back(pfmab::io::describe(cells()[c], experiment().values[c],
                                                      experiment().replications));
     }
   }
