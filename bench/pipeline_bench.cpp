@@ -56,7 +56,6 @@
 #include <fmt/format.h>
 #include <oneapi/tbb/parallel_for.h>
 #include <oneapi/tbb/task_arena.h>
-#include <toml++/toml.h>
 
 #include "pfmab/io/experiment.hpp"
 #include "pfmab/io/hdf5.hpp"
@@ -85,22 +84,16 @@ std::uint64_t replications = 10'000;  // --replications=N
 std::string mode = "aggregated";      // --mode=NAME
 
 // The experiment as `pfmab run --means ... --alpha 0.5 -T 1e4 -R N` builds it.
-const pfmab::run::Sweep& sweep() {
-  static const pfmab::run::Sweep loaded = [] {
-    toml::table overrides;
-    overrides.insert("instance", toml::table{{"means", PFMAB_SHARED_DATA "/synthetic_4x9.csv"}});
-    overrides.insert("alpha", 0.5);
-    overrides.insert("horizon", kHorizon);
-    overrides.insert("replications", static_cast<std::int64_t>(replications));
-    overrides.insert("seed", 1);
-    overrides.insert("mode", mode);
-    return pfmab::run::Sweep(pfmab::io::load_experiment(std::nullopt, overrides));
-  }();
+const pfmab::io::Experiment& experiment() {
+  using pfmab::io::flag_values;
+  static const pfmab::io::Experiment loaded = pfmab::io::load_experiment(
+      std::nullopt, {flag_values("instance.means", PFMAB_SHARED_DATA "/synthetic_4x9.csv"),
+                     flag_values("alpha", "0.5"), flag_values("horizon", std::to_string(kHorizon)),
+                     flag_values("replications", std::to_string(replications)),
+                     flag_values("seed", "1"), flag_values("mode", mode)});
   return loaded;
 }
-
-const pfmab::io::Experiment& experiment() { return sweep().experiment; }
-const std::vector<pfmab::sim::Cell>& cells() { return sweep().cells; }
+const std::vector<pfmab::sim::Cell>& cells() { return experiment().cells; }
 
 // `pfmab run --threads N --quiet`, with `-o output` if one is given.
 pfmab::run::Options options(const benchmark::State& state,
@@ -114,7 +107,7 @@ pfmab::run::Options options(const benchmark::State& state,
 // One run; returns its digest.
 std::string run_once(const pfmab::run::Options& options, pfmab::run::Timings& timings) {
   pfmab::run::OneRank alone;
-  const auto outcome = pfmab::run::run_experiment(sweep(), options, alone);
+  const auto outcome = pfmab::run::run_experiment(experiment(), options, alone);
   timings = outcome.timings;
   return outcome.report->digest;
 }
@@ -333,7 +326,7 @@ class RunReport {
  public:
   RunReport() {
     for (std::size_t c = 0; c < cells().size(); ++c) {
-      accumulators_.emplace_back(pfmab::io::describe(cells()[c], experiment().canonical["cells"][c],
+      accumulators_.emplace_back(pfmab::io::describe(cells()[c], experiment().values[c],
                                                      experiment().replications));
     }
   }

@@ -40,7 +40,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   if (could_name_a_path_outside(text)) return -1;  // -1: not added to the corpus
   const auto file = pfmab::fuzz::Sandbox::get().write("exp.toml", text);
   try {
-    pfmab::io::load_experiment(file, {}, {});
+    pfmab::io::load_experiment(file);
   } catch (const pfmab::UserError&) {
   }
   return 0;

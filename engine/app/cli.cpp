@@ -9,7 +9,6 @@
 #include <optional>
 
 #include <fmt/format.h>
-#include <toml++/toml.h>
 
 #include "pfmab/io/experiment.hpp"
 #include "pfmab/io/merge.hpp"
@@ -20,7 +19,6 @@
 #include "pfmab/run/run_experiment.hpp"
 #include "pfmab/sim/shard.hpp"
 #include "pfmab/util/error.hpp"
-#include "pfmab/util/parse.hpp"
 
 namespace pfmab::cli {
 namespace {
@@ -30,135 +28,40 @@ std::atomic<bool> stop_requested{false};
 
 extern "C" void request_stop(int) { stop_requested.store(true); }
 
+std::string help_of(const io::Parameter& parameter) {
+  std::string help(parameter.help);
+  if (parameter.sweeps && parameter.type != io::ValueType::means) help += " (a comma list sweeps)";
+  if (!parameter.fallback.empty()) help += fmt::format(" [{}]", parameter.fallback);
+  return help;
+}
+
 void add_experiment_flags(CLI::App& app, ExperimentFlags& f) {
   app.add_option("experiment", f.file, "experiment file (TOML); flags below override it")
       ->check(CLI::ExistingFile);
-  auto add = [&](const std::string& key, CLI::Option* option) {
-    f.given.emplace_back(key, option);
-  };
-  auto* file = app.add_option("--means", f.means_file,
-                              "CSV of local means: one row per client, '#' comments");
-  auto* inline_means = app.add_option("--means-inline", f.means_inline,
-                                      "local means inline: rows ';'-separated, values ','");
-  file->excludes(inline_means);
-  add("instance.means", file);
-  add("instance.means", inline_means);
-  add("algorithm.name",
-      app.add_option("--algorithm", f.algorithms,
-                     "pf-ucb, pf-ucb-enhanced, local-ucb, centralized-ucb (comma-separated)")
-          ->delimiter(','));
-  add("algorithm.preset", app.add_option("--preset", f.presets,
-                                         "PF-UCB's rules: paper or authors-code (comma-separated)")
-                              ->delimiter(','));
-  add("algorithm.alpha",
-      app.add_option("--algorithm-alpha", f.algorithm_alpha,
-                     "the alpha the algorithm runs with, if not --alpha (mis-specified)")
-          ->check(CLI::Number));
-  add("algorithm.lengths", app.add_option("--lengths", f.lengths,
-                                          "exploration lengths: paper or large-m (Sec. 4 remark)"));
-  add("participation.probability",
-      app.add_option("--participation", f.participation,
-                     "q: each client takes part in a phase with probability q")
-          ->check(CLI::Number));
-  add("participation.clients",
-      app.add_option("--participants", f.participants, "S: exactly S clients take part per phase"));
-  add("participation.aggregate",
-      app.add_option("--aggregate", f.aggregate,
-                     "under partial participation the server averages: latest (every client's "
-                     "last report) or participants (this phase's only)"));
-  add("alpha", app.add_option("--alpha", f.alphas, "personalisation weight(s), comma-separated")
-                   ->delimiter(',')
-                   ->check(CLI::Number));
-  add("horizon", app.add_option("--horizon,-T", f.horizon, "horizon T in slots (1e6 is fine)"));
-  add("replications", app.add_option("--replications,-R", f.replications, "replications per cell"));
-  add("seed", app.add_option("--seed", f.seed, "master seed")->check(CLI::NonNegativeNumber));
-  add("instance.rewards", app.add_option("--rewards", f.rewards, "gaussian or bernoulli"));
-  add("instance.sigma",
-      app.add_option("--sigma", f.sigma, "Gaussian reward standard deviation")->check(CLI::Number));
-  add("comm_cost",
-      app.add_option("--comm-cost,-C", f.comm_cost, "regret per client per communication round")
-          ->check(CLI::Number));
-  add("algorithm.schedule",
-      app.add_option("--schedule", f.schedule,
-                     "f(p): doubling-log (2^p log T), constant (lambda), constant-log (lambda log "
-                     "T), doubling (2^p)"));
-  add("algorithm.lambda",
-      app.add_option("--lambda", f.lambda, "lambda of the constant schedules")->check(CLI::Number));
-  add("algorithm.schedule_factor",
-      app.add_option("--schedule-factor", f.schedule_factor, "factor multiplying f(p)")
-          ->check(CLI::Number));
-  add("algorithm.confidence_constant",
-      app.add_option("--confidence-constant", f.confidence_constant,
-                     "c_B in B_p = sqrt(c_B L / (M F(p)))")
-          ->check(CLI::Number));
-  add("algorithm.log_term",
-      app.add_option("--log-term", f.log_term, "L in B_p: T (log T) or MT (log(MT))"));
-  add("mode", app.add_option("--mode", f.mode,
-                             "aggregated (one draw per arm and run, cost independent of T) or "
-                             "per-pull (one draw per pull)"));
-}
-
-// Sets `value` at a dotted key of `table`, creating the sub-table.
-void set(toml::table& table, const std::string& key, toml::node&& value) {
-  const auto dot = key.find('.');
-  if (dot == std::string::npos) {
-    table.insert_or_assign(key, std::move(value));
-    return;
+  for (const auto& parameter : io::parameters()) {
+    if (parameter.flags.empty()) continue;
+    const std::string names(parameter.flags);
+    auto* option = app.add_option(names, f.texts[names], help_of(parameter));
+    f.given.push_back({&parameter, option, false});
+    if (parameter.type == io::ValueType::means) {
+      const auto inline_name = names + "-inline";
+      auto* inline_option = app.add_option(inline_name, f.texts[inline_name],
+                                           "local means inline: rows ';'-separated, values ','");
+      option->excludes(inline_option);
+      f.given.push_back({&parameter, inline_option, true});
+    }
   }
-  auto [sub, inserted] = table.emplace<toml::table>(key.substr(0, dot));
-  set(*sub->second.as_table(), key.substr(dot + 1), std::move(value));
 }
 
 io::Experiment load(const ExperimentFlags& f) {
-  toml::table overrides;
-  std::map<std::string, std::string> flags;
-  for (const auto& [key, option] : f.given) {
-    if (option->count() == 0) continue;
-    const auto name = option->get_name();
-    flags[key] = name;
-    if (name == "--means") {
-      set(overrides, key, toml::value<std::string>(f.means_file));
-    } else if (name == "--means-inline") {
-      toml::array rows;
-      for (const auto& row : model::parse_inline_means(f.means_inline).rows) {
-        toml::array values;
-        for (double v : row) values.push_back(v);
-        rows.push_back(std::move(values));
-      }
-      set(overrides, key, std::move(rows));
-    } else if (name == "--alpha") {
-      if (f.alphas.empty()) throw UserError("--alpha needs at least one value in [0, 1]");
-      toml::array values;
-      for (double a : f.alphas) values.push_back(a);
-      set(overrides, key, std::move(values));
-    } else if (name == "--algorithm" || name == "--preset") {
-      const auto& words = name == "--algorithm" ? f.algorithms : f.presets;
-      if (words.empty()) throw UserError(name + " needs at least one value");
-      toml::array values;
-      for (const auto& w : words) values.push_back(w);
-      set(overrides, key, std::move(values));
-    } else if (name == "--horizon" || name == "--replications" || name == "--seed" ||
-               name == "--participants") {
-      const auto count = name == "--seed" ? f.seed
-                         : name == "--participants"
-                             ? parse_count(f.participants, "participating clients S")
-                             : parse_count(name == "--horizon" ? f.horizon : f.replications,
-                                           name == "--horizon" ? "horizon T" : "replications");
-      set(overrides, key, toml::value<std::int64_t>(static_cast<std::int64_t>(count)));
-    } else if (name == "--rewards" || name == "--schedule" || name == "--log-term" ||
-               name == "--mode" || name == "--lengths" || name == "--aggregate") {
-      set(overrides, key, toml::value<std::string>(option->as<std::string>()));
-    } else {
-      set(overrides, key, toml::value<double>(option->as<double>()));
-    }
-  }
-  if (f.file.empty() && overrides.at_path("instance.means").node() == nullptr) {
-    throw UserError(
-        "no instance given (use --means FILE.csv, --means-inline 'ROWS' or an experiment file)");
+  std::vector<io::FlagValues> overrides;
+  for (const auto& given : f.given) {
+    if (given.option->count() == 0) continue;
+    overrides.push_back(io::parse_flag(*given.parameter, given.option->get_name(),
+                                       given.option->as<std::string>(), given.inline_means));
   }
   return io::load_experiment(
-      f.file.empty() ? std::nullopt : std::optional<std::filesystem::path>(f.file), overrides,
-      flags);
+      f.file.empty() ? std::nullopt : std::optional<std::filesystem::path>(f.file), overrides);
 }
 
 void print(bool json, const run::Report& report) {
@@ -170,11 +73,11 @@ void print(bool json, const run::Report& report) {
 }
 
 int run_command(const RunFlags& f, run::World& world) {
-  std::optional<run::Sweep> sweep;
+  std::optional<io::Experiment> experiment;
   run::Options options;
   // Every rank reads the experiment; one reports what is wrong with it.
   world.on_every_rank([&] {
-    sweep.emplace(load(f.experiment));
+    experiment.emplace(load(f.experiment));
     if (!f.shard.empty()) options.shard = sim::parse_shard(f.shard);
   });
   options.threads = f.threads;
@@ -189,7 +92,7 @@ int run_command(const RunFlags& f, run::World& world) {
     sigaction(SIGINT, &action, nullptr);
     sigaction(SIGTERM, &action, nullptr);
   };
-  const auto outcome = run::run_experiment(*sweep, options, world);
+  const auto outcome = run::run_experiment(*experiment, options, world);
   if (outcome.stopped && f.output.empty()) {
     std::cerr << fmt::format("pfmab: interrupted after {} replications (nothing saved: no -o)\n",
                              outcome.stopped->kept);
@@ -205,8 +108,7 @@ int run_command(const RunFlags& f, run::World& world) {
 }
 
 int validate_command(const ExperimentFlags& f) {
-  const run::Sweep sweep(load(f));
-  const auto& experiment = sweep.experiment;
+  const auto experiment = load(f);
   std::cout << fmt::format("{}: valid: {} cell{} x {} replications, seed {}\n", experiment.source,
                            experiment.cells.size(), experiment.cells.size() == 1 ? "" : "s",
                            experiment.replications, experiment.seed);
@@ -214,11 +116,11 @@ int validate_command(const ExperimentFlags& f) {
 }
 
 int bounds_command(const ExperimentFlags& f, bool json) {
-  const run::Sweep sweep(load(f));
+  const auto experiment = load(f);
   std::vector<io::CellReport> cells;
-  for (std::size_t c = 0; c < sweep.cells.size(); ++c) {
-    cells.push_back(io::describe(sweep.cells[c], sweep.experiment.canonical["cells"][c],
-                                 sweep.experiment.replications));
+  for (std::size_t c = 0; c < experiment.cells.size(); ++c) {
+    cells.push_back(
+        io::describe(experiment.cells[c], experiment.values[c], experiment.replications));
   }
   if (json) {
     std::cout << io::bounds_json(cells).dump() << '\n';

@@ -1,6 +1,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <string>
 #include <utility>
 #include <vector>
@@ -8,21 +9,23 @@
 #include <CLI/CLI.hpp>
 #include <tbb/info.h>
 
+#include "pfmab/io/parameters.hpp"
 #include "pfmab/run/world.hpp"
 
 namespace pfmab::cli {
 
-// The experiment's flags: each one given replaces the file's value.
+// The experiment's flags, one per parameter that has one (io::parameters()),
+// kept as text until parsed as the parameter's values: each one given
+// replaces the file's value.
 struct ExperimentFlags {
   std::string file;
-  std::string means_file, means_inline, horizon, replications, rewards, schedule, log_term, mode,
-      lengths, participants, aggregate;
-  std::vector<std::string> algorithms, presets;
-  std::vector<double> alphas;
-  std::uint64_t seed = 0;
-  double sigma = 0, comm_cost = 0, lambda = 0, schedule_factor = 0, confidence_constant = 0,
-         algorithm_alpha = 0, participation = 0;
-  std::vector<std::pair<std::string, CLI::Option*>> given;  // TOML key, flag
+  struct Given {
+    const io::Parameter* parameter;
+    CLI::Option* option;
+    bool inline_means;  // --means-inline
+  };
+  std::vector<Given> given;
+  std::map<std::string, std::string> texts;  // by flag: CLI11 writes into them
 };
 
 struct RunFlags {

@@ -149,17 +149,12 @@ INSTANTIATE_TEST_SUITE_P(Mode, Determinism,
 TEST(DeterminismStreamed, FileHoldsTheSameResultsAtAnyThreadCount) {
   // Results cross from the pipeline's workers to the writer's own thread; the
   // file must hold exactly the in-memory results, in order, every time.
-  toml::table overrides;
-  toml::table instance;
-  instance.insert("means", testing::shared_data("synthetic_4x9.csv"));
-  overrides.insert("instance", instance);
-  overrides.insert("alpha", toml::array{0.2, 0.9});
-  overrides.insert("horizon", 20'000);
-  overrides.insert("replications", 600);  // more than two 256-row chunks per cell
-  const auto experiment = io::load_experiment(std::nullopt, overrides);
-  std::vector<Cell> cells;
-  for (std::size_t i = 0; i < experiment.cells.size(); ++i)
-    cells.emplace_back(experiment.cells[i], i);
+  const auto experiment = io::load_experiment(
+      std::nullopt, {io::flag_values("instance.means", testing::shared_data("synthetic_4x9.csv")),
+                     io::flag_values("alpha", "0.2,0.9"), io::flag_values("horizon", "20000"),
+                     // more than two 256-row chunks per cell
+                     io::flag_values("replications", "600")});
+  const auto& cells = experiment.cells;
   RunOptions options;
   options.seed = experiment.seed;
   options.replications = experiment.replications;

@@ -246,7 +246,7 @@ std::vector<ErrorCase> error_cases() {
        {"unknown schedule 'doubling\\nlog'"}},
       {"horizon_of_100000_digits",
        run_args({{"--horizon", std::string(100'000, '9')}}),
-       {"horizon T '" + std::string(60, '9') + "...'", "whole number"}},
+       {"--horizon (key 'horizon'): horizon '" + std::string(60, '9') + "...'", "whole number"}},
       {"means_path_with_a_newline",
        run_args({{"--means", "{dir}/no\nsuch.csv"}}),
        {"cannot read means file '{dir}/no\\nsuch.csv'"}},

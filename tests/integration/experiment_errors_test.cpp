@@ -79,8 +79,8 @@ std::string repeated(const std::string& part, std::size_t n, const std::string& 
 }
 
 const std::string top_keys =
-    "name, description, seed, replications, horizon, alpha, comm_cost, mode, instance, algorithm, "
-    "participation, checkpoints";
+    "name, description, instance, algorithm, alpha, horizon, comm_cost, participation, seed, "
+    "replications, mode, checkpoints";
 
 std::vector<BadExperiment> bad_experiments() {
   return {

@@ -242,10 +242,8 @@ class ResultsRoundTrip : public ::testing::Test {
 
   void SetUp() override {
     const ExperimentText text{11, "[0.3, 0.8]", "2e4", kReplications};
-    experiment_ = io::load_experiment(write_file(dir_ / "exp.toml", text.toml()), {});
-    for (std::size_t i = 0; i < experiment_.cells.size(); ++i) {
-      cells_.emplace_back(experiment_.cells[i], i);
-    }
+    experiment_ = io::load_experiment(write_file(dir_ / "exp.toml", text.toml()));
+    cells_ = experiment_.cells;
     sim::RunOptions options;
     options.seed = experiment_.seed;
     options.replications = experiment_.replications;

@@ -10,10 +10,9 @@
 
 namespace pfmab::io {
 
-CellReport describe(const sim::Cell& cell, const nlohmann::json& parameters,
-                    std::uint64_t requested) {
+CellReport describe(const sim::Cell& cell, const CellValues& values, std::uint64_t requested) {
   CellReport d;
-  describe_algorithm(d, parameters);
+  describe_algorithm(d, values);
   d.alpha = cell.spec().alpha;
   d.clients = cell.instance().clients();
   d.arms = cell.instance().arms();
@@ -26,28 +25,40 @@ CellReport describe(const sim::Cell& cell, const nlohmann::json& parameters,
   return d;
 }
 
-void describe_algorithm(CellReport& report, const nlohmann::json& parameters) {
-  report.algorithm = parameters["algorithm"];
-  report.options = {{"preset", parameters["preset"]},
-                    {"lengths", parameters["lengths"]},
-                    {"algorithm_alpha", parameters["algorithm_alpha"]},
-                    {"participation", parameters["participation"]}};
+void describe_algorithm(CellReport& report, const CellValues& values) {
+  report.algorithm = values.word("algorithm.name");
+  const auto& preset = values.word("algorithm.preset");
+  const auto& lengths = values.word("algorithm.lengths");
+  const double algorithm_alpha = values.real("algorithm.alpha");
+  auto participation = nlohmann::json::object();
   std::vector<std::string> parts;
-  if (parameters["preset"] != "paper") parts.push_back(parameters["preset"]);
-  if (parameters["lengths"] != "paper")
-    parts.push_back(parameters["lengths"].get<std::string>() + " lengths");
-  const auto& participation = parameters["participation"];
-  if (participation.contains("clients")) {
-    parts.push_back(fmt::format("S={}", participation["clients"].get<std::uint64_t>()));
-  } else if (participation["probability"] != 1.0) {
-    parts.push_back(fmt::format("q={}", participation["probability"].get<double>()));
+  if (preset != "paper") parts.push_back(preset);
+  if (lengths != "paper") parts.push_back(lengths + " lengths");
+  bool full = true;
+  if (values.has("participation.clients")) {
+    const auto clients = values.whole("participation.clients");
+    participation["clients"] = clients;
+    full = clients == values.means().table.rows.size();
+    parts.push_back(fmt::format("S={}", clients));
+  } else {
+    const double probability = values.real("participation.probability");
+    participation["probability"] = probability;
+    full = probability == 1.0;
+    if (!full) parts.push_back(fmt::format("q={}", probability));
   }
-  if (participation.value("aggregate", "latest") == "participants") {
-    parts.push_back("participants' means");
+  // Moot with every client: left out.
+  if (!full) {
+    const auto& aggregate = values.word("participation.aggregate");
+    participation["aggregate"] = aggregate;
+    if (aggregate == "participants") parts.push_back("participants' means");
   }
-  if (parameters["algorithm_alpha"] != parameters["alpha"]) {
-    parts.push_back(fmt::format("run at alpha {}", parameters["algorithm_alpha"].get<double>()));
+  if (algorithm_alpha != values.real("alpha")) {
+    parts.push_back(fmt::format("run at alpha {}", algorithm_alpha));
   }
+  report.options = {{"preset", preset},
+                    {"lengths", lengths},
+                    {"algorithm_alpha", algorithm_alpha},
+                    {"participation", participation}};
   report.variant.clear();
   for (const auto& part : parts) report.variant += (report.variant.empty() ? "" : ", ") + part;
 }

@@ -284,14 +284,16 @@ OutputLock build_new_output(const OutputTarget& target, const Experiment& experi
     h5::write_attribute(root, "git_commit", std::string(git_commit()));
     h5::write_attribute(root, "created", now_utc());
     h5::write_attribute(root, "seed", experiment.seed);
-    h5::write_attribute(root, "mode", experiment.canonical["mode"].get<std::string>());
+    h5::write_attribute(root, "mode", experiment.values.front().word("mode"));
     h5::write_attribute(root, "replications", experiment.replications);
     h5::write_attribute(root, "shard", shard.text());
     h5::write_attribute(root, "source", experiment.source);
     h5::write_attribute(root, "experiment", experiment.text);
     h5::write_attribute(root, "experiment_canonical", canonical_text(experiment));
     std::string keys;
-    for (const auto& k : sweep_keys) keys += (keys.empty() ? "" : ",") + k;
+    for (const auto& parameter : parameters()) {
+      if (parameter.sweeps) keys += (keys.empty() ? "" : ",") + std::string(parameter.key);
+    }
     h5::write_attribute(root, "sweep_keys", keys);
     h5::Handle(H5Gcreate2(root, "cells", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT));
     for (std::size_t c = 0; c < cells.size(); ++c) {
@@ -712,7 +714,7 @@ std::pair<std::vector<CellReport>, std::string> read_reports(const ResultsReader
   for (std::size_t c = 0; c < file.cells().size(); ++c) {
     const auto& stored = file.cells()[c];
     CellReport description;
-    describe_algorithm(description, stored.parameters);
+    describe_algorithm(description, CellValues::from_json(stored.parameters, stored.instance));
     description.alpha = stored.alpha;
     description.clients = stored.clients;
     description.arms = stored.arms;

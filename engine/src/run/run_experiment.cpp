@@ -24,9 +24,9 @@ double seconds_since(Clock::time_point start) {
 // The leader's part of a run, once set up: every replication handed to the
 // writer and the report, with progress; alone, or coordinating the other
 // ranks.
-void lead(const Sweep& sweep, const Options& options, World& world, sim::RunOptions& run,
-          std::optional<io::ResultsWriter>& writer, Outcome& outcome) {
-  const auto& [experiment, cells] = sweep;
+void lead(const io::Experiment& experiment, const Options& options, World& world,
+          sim::RunOptions& run, std::optional<io::ResultsWriter>& writer, Outcome& outcome) {
+  const auto& cells = experiment.cells;
   const auto total = sim::total(run.ranges);
   const auto requested = options.shard.range(experiment.replications).count();
   const auto asked = cells.size() * requested;
@@ -40,7 +40,7 @@ void lead(const Sweep& sweep, const Options& options, World& world, sim::RunOpti
 
   std::vector<io::CellAccumulator> accumulators;
   for (std::size_t c = 0; c < cells.size(); ++c) {
-    accumulators.emplace_back(io::describe(cells[c], experiment.canonical["cells"][c], requested));
+    accumulators.emplace_back(io::describe(cells[c], experiment.values[c], requested));
   }
   Digest digest;
   auto& timings = outcome.timings;
@@ -106,14 +106,8 @@ void lead(const Sweep& sweep, const Options& options, World& world, sim::RunOpti
 
 }  // namespace
 
-Sweep::Sweep(io::Experiment loaded) : experiment(std::move(loaded)) {
-  for (std::size_t i = 0; i < experiment.cells.size(); ++i) {
-    cells.emplace_back(experiment.cells[i], i);
-  }
-}
-
-Outcome run_experiment(const Sweep& sweep, const Options& options, World& world) {
-  const auto& [experiment, cells] = sweep;
+Outcome run_experiment(const io::Experiment& experiment, const Options& options, World& world) {
+  const auto& cells = experiment.cells;
   sim::RunOptions run;
   run.seed = experiment.seed;
   run.replications = experiment.replications;
@@ -140,7 +134,7 @@ Outcome run_experiment(const Sweep& sweep, const Options& options, World& world)
   // From here on the ranks wait on one another.
   world.all_or_none([&] {
     if (world.leader()) {
-      lead(sweep, options, world, run, writer, outcome);
+      lead(experiment, options, world, run, writer, outcome);
     } else {
       world.run(cells, run, {});  // the leader stops it
     }

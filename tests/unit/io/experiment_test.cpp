@@ -30,7 +30,7 @@ class ExperimentFile : public ::testing::Test {
     std::ofstream(dir_ / name) << text;
     return dir_ / name;
   }
-  Experiment load(const std::string& text, const toml::table& overrides = {}) const {
+  Experiment load(const std::string& text, const std::vector<FlagValues>& overrides = {}) const {
     return load_experiment(write("exp.toml", text), overrides);
   }
 
@@ -44,13 +44,13 @@ TEST_F(ExperimentFile, DefaultsAreThePapersSyntheticSetting) {
   EXPECT_EQ(e.seed, 1u);
   EXPECT_EQ(e.replications, 100u);
   ASSERT_EQ(e.cells.size(), 5u);  // alpha = 0, 0.2, 0.5, 0.9, 1
-  EXPECT_EQ(e.cells[2].alpha, 0.5);
-  EXPECT_EQ(e.cells[0].horizon, 1'000'000u);
-  EXPECT_EQ(e.cells[0].comm_cost, 1.0);
-  EXPECT_EQ(e.cells[0].params.confidence_constant, 4.0);
-  EXPECT_EQ(e.cells[0].params.schedule.kind, algorithms::ScheduleKind::doubling_log);
-  EXPECT_EQ(e.cells[0].instance->clients(), 4u);
-  EXPECT_EQ(e.cells[0].checkpoints.log_points, 40u);
+  EXPECT_EQ(e.cells[2].spec().alpha, 0.5);
+  EXPECT_EQ(e.cells[0].spec().horizon, 1'000'000u);
+  EXPECT_EQ(e.cells[0].spec().comm_cost, 1.0);
+  EXPECT_EQ(e.cells[0].spec().params.confidence_constant, 4.0);
+  EXPECT_EQ(e.cells[0].spec().params.schedule.kind, algorithms::ScheduleKind::doubling_log);
+  EXPECT_EQ(e.cells[0].spec().instance->clients(), 4u);
+  EXPECT_EQ(e.cells[0].spec().checkpoints.log_points, 40u);
 }
 
 TEST_F(ExperimentFile, ListsMakeACartesianProductFirstKeyOutermost) {
@@ -60,14 +60,14 @@ TEST_F(ExperimentFile, ListsMakeACartesianProductFirstKeyOutermost) {
       synthetic + "rewards = [\"gaussian\", \"bernoulli\"]\n");
   ASSERT_EQ(e.cells.size(), 2u * 2u * 3u);
   EXPECT_EQ(e.replications, 1000u);
-  // order: rewards, then alpha, then horizon (see sweep_keys)
-  EXPECT_EQ(e.cells[0].instance->rewards().kind, model::RewardKind::gaussian);
-  EXPECT_EQ(e.cells[6].instance->rewards().kind, model::RewardKind::bernoulli);
-  EXPECT_EQ(e.cells[0].alpha, 0.2);
-  EXPECT_EQ(e.cells[3].alpha, 0.9);
-  EXPECT_EQ(e.cells[0].horizon, 1000u);
-  EXPECT_EQ(e.cells[1].horizon, 10'000u);
-  EXPECT_EQ(e.cells[2].horizon, 100'000u);
+  // order: rewards, then alpha, then horizon (see parameters())
+  EXPECT_EQ(e.cells[0].spec().instance->rewards().kind, model::RewardKind::gaussian);
+  EXPECT_EQ(e.cells[6].spec().instance->rewards().kind, model::RewardKind::bernoulli);
+  EXPECT_EQ(e.cells[0].spec().alpha, 0.2);
+  EXPECT_EQ(e.cells[3].spec().alpha, 0.9);
+  EXPECT_EQ(e.cells[0].spec().horizon, 1000u);
+  EXPECT_EQ(e.cells[1].spec().horizon, 10'000u);
+  EXPECT_EQ(e.cells[2].spec().horizon, 100'000u);
   EXPECT_EQ(e.canonical["cells"].size(), 12u);
 }
 
@@ -76,30 +76,26 @@ TEST_F(ExperimentFile, CsvPathsAreRelativeToTheFileAndInlineMatricesWork) {
   const auto e =
       load("alpha = 0.5\n[instance]\nmeans = [\"game.csv\", [[0.5, 0.25], [0.25, 0.5]]]\n");
   ASSERT_EQ(e.cells.size(), 2u);
-  EXPECT_EQ(e.cells[0].instance_name, "game.csv");
-  EXPECT_EQ(e.cells[0].instance->local_mean(1, 1), 1.0);
-  EXPECT_EQ(e.cells[1].instance_name, "inline");
-  EXPECT_EQ(e.cells[1].instance->local_mean(0, 1), 0.25);
+  EXPECT_EQ(e.cells[0].spec().instance_name, "game.csv");
+  EXPECT_EQ(e.cells[0].spec().instance->local_mean(1, 1), 1.0);
+  EXPECT_EQ(e.cells[1].spec().instance_name, "inline");
+  EXPECT_EQ(e.cells[1].spec().instance->local_mean(0, 1), 0.25);
 }
 
 TEST_F(ExperimentFile, OverridesReplaceTheFilesValues) {
-  toml::table overrides;
-  overrides.insert("alpha", toml::array{1.0});
-  overrides.insert("seed", 99);
-  toml::table algorithm;
-  algorithm.insert("confidence_constant", 1.0);
-  overrides.insert("algorithm", algorithm);
+  const std::vector<FlagValues> overrides{flag_values("alpha", "1"), flag_values("seed", "99"),
+                                          flag_values("algorithm.confidence_constant", "1")};
   const auto e = load(
       "alpha = [0.2, 0.5]\nseed = 3\n[algorithm]\nschedule = \"doubling\"\n"
       "[instance]\n" +
           synthetic,
       overrides);
   ASSERT_EQ(e.cells.size(), 1u);
-  EXPECT_EQ(e.cells[0].alpha, 1.0);
+  EXPECT_EQ(e.cells[0].spec().alpha, 1.0);
   EXPECT_EQ(e.seed, 99u);
-  EXPECT_EQ(e.cells[0].params.confidence_constant, 1.0);
+  EXPECT_EQ(e.cells[0].spec().params.confidence_constant, 1.0);
   // the file's other values in the same table stay
-  EXPECT_EQ(e.cells[0].params.schedule.kind, algorithms::ScheduleKind::doubling);
+  EXPECT_EQ(e.cells[0].spec().params.schedule.kind, algorithms::ScheduleKind::doubling);
   EXPECT_NE(e.text.find("command-line overrides"), std::string::npos);
 }
 

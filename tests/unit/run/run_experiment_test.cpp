@@ -8,7 +8,6 @@
 #include <filesystem>
 
 #include <gtest/gtest.h>
-#include <toml++/toml.h>
 
 #include "pfmab/run/world.hpp"
 #include "pfmab/sim/runner.hpp"
@@ -21,17 +20,11 @@ namespace pfmab::run {
 namespace {
 
 // Two cells (alpha 0 and 1) of 20 short replications.
-const Sweep& sweep() {
-  static const Sweep made = [] {
-    toml::table overrides;
-    overrides.insert("instance",
-                     toml::table{{"means", testing::shared_data("synthetic_4x9.csv")}});
-    overrides.insert("alpha", toml::array{0.0, 1.0});
-    overrides.insert("horizon", 2000);
-    overrides.insert("replications", 20);
-    overrides.insert("seed", 7);
-    return Sweep(io::load_experiment(std::nullopt, overrides));
-  }();
+const io::Experiment& experiment() {
+  static const io::Experiment made = io::load_experiment(
+      std::nullopt, {io::flag_values("instance.means", testing::shared_data("synthetic_4x9.csv")),
+                     io::flag_values("alpha", "0,1"), io::flag_values("horizon", "2000"),
+                     io::flag_values("replications", "20"), io::flag_values("seed", "7")});
   return made;
 }
 
@@ -43,18 +36,18 @@ Options on_threads(unsigned threads) {
 
 TEST(RunExperiment, ReportsTheDigestAndCellsOfItsSweep) {
   OneRank alone;
-  const auto outcome = run_experiment(sweep(), on_threads(2), alone);
+  const auto outcome = run_experiment(experiment(), on_threads(2), alone);
   ASSERT_TRUE(outcome.report);
   EXPECT_FALSE(outcome.stopped);
   sim::RunOptions same;
   same.seed = 7;
   same.replications = 20;
-  EXPECT_EQ(outcome.report->digest, sim::digest_of(sim::run_sweep(sweep().cells, same)));
+  EXPECT_EQ(outcome.report->digest, sim::digest_of(sim::run_sweep(experiment().cells, same)));
   EXPECT_EQ(outcome.report->seed, 7u);
   ASSERT_EQ(outcome.report->cells.size(), 2u);
   EXPECT_EQ(outcome.report->cells[1].alpha, 1.0);
   EXPECT_EQ(outcome.report->cells[1].regret.count, 20u);
-  EXPECT_EQ(run_experiment(sweep(), on_threads(1), alone).report->digest,
+  EXPECT_EQ(run_experiment(experiment(), on_threads(1), alone).report->digest,
             outcome.report->digest);
 }
 
@@ -62,7 +55,7 @@ TEST(RunExperiment, AShardReportsItsShareOnly) {
   OneRank alone;
   auto options = on_threads(1);
   options.shard = {1, 4};  // replications [5, 10) of each cell
-  const auto outcome = run_experiment(sweep(), options, alone);
+  const auto outcome = run_experiment(experiment(), options, alone);
   ASSERT_TRUE(outcome.report);
   EXPECT_EQ(outcome.report->cells[0].requested, 5u);
   EXPECT_EQ(outcome.report->cells[0].regret.count, 5u);
@@ -77,7 +70,7 @@ TEST(RunExperiment, StoppedItKeepsWhatIsInTheOutputAndTheSameCallContinuesIt) {
   options.output = dir / "out.h5";
   options.stop = &stop;
   options.on_start = [&] { ++started; };
-  const auto stopped = run_experiment(sweep(), options, alone);
+  const auto stopped = run_experiment(experiment(), options, alone);
   EXPECT_EQ(started, 1);
   EXPECT_FALSE(stopped.report);
   ASSERT_TRUE(stopped.stopped);
@@ -85,9 +78,9 @@ TEST(RunExperiment, StoppedItKeepsWhatIsInTheOutputAndTheSameCallContinuesIt) {
   EXPECT_EQ(stopped.stopped->asked, 40u);
 
   stop = false;
-  const auto resumed = run_experiment(sweep(), options, alone);
+  const auto resumed = run_experiment(experiment(), options, alone);
   ASSERT_TRUE(resumed.report);  // read back from the output
-  EXPECT_EQ(resumed.report->digest, run_experiment(sweep(), on_threads(1), alone).report->digest);
+  EXPECT_EQ(resumed.report->digest, run_experiment(experiment(), on_threads(1), alone).report->digest);
 }
 
 TEST(RunExperiment, ABadThreadCountIsRefusedBeforeTheOutputIsTouched) {
@@ -95,7 +88,7 @@ TEST(RunExperiment, ABadThreadCountIsRefusedBeforeTheOutputIsTouched) {
   OneRank alone;
   auto options = on_threads(0);
   options.output = dir / "out.h5";
-  EXPECT_THROW(run_experiment(sweep(), options, alone), UserError);
+  EXPECT_THROW(run_experiment(experiment(), options, alone), UserError);
   EXPECT_FALSE(std::filesystem::exists(options.output));
 }
 

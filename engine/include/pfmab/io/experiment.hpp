@@ -2,21 +2,21 @@
 
 #include <cstdint>
 #include <filesystem>
-#include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <nlohmann/json.hpp>
-#include <toml++/toml.h>
 
+#include "pfmab/io/parameters.hpp"
 #include "pfmab/sim/cell.hpp"
 
 namespace pfmab::io {
 
-// A validated experiment: the cells of its sweep (the cartesian product of
-// every list-valued parameter, in the order of `sweep_keys`), replications
-// per cell and the master seed.
+// A validated experiment, built once: the cells of its sweep (the cartesian
+// product of every list-valued parameter, in parameters() order), each with
+// the values it was made from, replications per cell and the master seed.
 struct Experiment {
   std::string source;  // the experiment file, or "command line"
   std::string text;    // the file's text and any command-line overrides
@@ -25,23 +25,36 @@ struct Experiment {
   std::vector<std::filesystem::path> files;
   std::uint64_t seed = 1;
   std::uint64_t replications = 100;
-  std::vector<sim::CellSpec> cells;
+  std::vector<CellValues> values;  // what each cell is, parameter by parameter
+  std::vector<sim::Cell> cells;    // the same, validated, with what follows from it
   // Everything that determines the results, resolved (means as numbers, not
   // paths): two experiments give the same results exactly when it is equal.
   nlohmann::json canonical;
 };
 
-// The keys that may hold a list, outermost first: the order of the cells.
-extern const std::vector<std::string> sweep_keys;
+// A parameter's values given on the command line, laid over the file's.
+struct FlagValues {
+  const Parameter* parameter = nullptr;
+  std::string flag;  // as given, e.g. "--alpha"
+  std::vector<Value> values;
+};
 
-// Loads `file` (if any) with `overrides`, a table of the same keys built from
-// command-line flags, laid over it; `flags` names the flag of each overridden
-// key for error messages. Relative CSV paths in the file are
-// relative to the file; in `overrides` they must already be absolute or
-// relative to the working directory. Throws UserError naming the file, line,
-// column and key of the first problem found.
+// Reads a flag's text as values of `parameter`: a comma-separated list
+// where it sweeps; for means, a CSV path relative to the working directory,
+// or with `inline_means` rows separated by ';' and values by ','. Checks
+// each value as the file's would be. Throws UserError
+// "FLAG (key 'K'): ...".
+FlagValues parse_flag(const Parameter& parameter, std::string_view flag, std::string_view text,
+                      bool inline_means = false);
+
+// The same for `key`, named by its flag (for programs that build an
+// experiment as the command line would, e.g. the benchmarks).
+FlagValues flag_values(std::string_view key, std::string_view text);
+
+// Loads `file` (if any) with `overrides` laid over it. Relative CSV paths in
+// the file are relative to the file. Throws UserError naming the file, line,
+// column and key (or the flag) of the first problem found.
 Experiment load_experiment(const std::optional<std::filesystem::path>& file,
-                           const toml::table& overrides,
-                           const std::map<std::string, std::string>& flags = {});
+                           const std::vector<FlagValues>& overrides = {});
 
 }  // namespace pfmab::io

@@ -8,6 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "pfmab/io/parameters.hpp"
 #include "pfmab/sim/cell.hpp"
 #include "pfmab/sim/replication.hpp"
 #include "pfmab/stats/streaming.hpp"
@@ -38,12 +39,11 @@ struct CellReport {
   double identified = 0.0;  // fraction of replications
 };
 
-// Every field of a cell's report but the statistics. `parameters`: the
-// cell's entry in the experiment's canonical form.
-CellReport describe(const sim::Cell& cell, const nlohmann::json& parameters,
-                    std::uint64_t requested);
-// The algorithm's name, variant and options, from a cell's canonical entry.
-void describe_algorithm(CellReport& report, const nlohmann::json& parameters);
+// Every field of a cell's report but the statistics, from the cell and the
+// values it was made from.
+CellReport describe(const sim::Cell& cell, const CellValues& values, std::uint64_t requested);
+// The algorithm's name, variant and options, from a cell's values.
+void describe_algorithm(CellReport& report, const CellValues& values);
 
 // Builds a CellReport one replication at a time, in replication order.
 class CellAccumulator {

@@ -21,16 +21,6 @@
 // part of the run, summarised in a report.
 namespace pfmab::run {
 
-// An experiment with its cells built: sim::Cell checks what loading the
-// experiment does not (PF-UCB's options given to a baseline), so a loaded
-// experiment is only known to be runnable once this is built.
-struct Sweep {
-  explicit Sweep(io::Experiment loaded);
-
-  io::Experiment experiment;
-  std::vector<sim::Cell> cells;  // cells[i] is experiment.cells[i]
-};
-
 struct Options {
   unsigned threads = 1;  // per rank: the cores this process may use
   sim::Shard shard;      // the share of every cell's replications to run
@@ -87,7 +77,7 @@ struct Outcome {
   Timings timings;
 };
 
-// Runs `sweep` on `world`, every rank calling it with the same arguments
+// Runs `experiment` on `world`, every rank calling it with the same arguments
 // (but `stop` and `on_start`, which are each rank's own). A resumed run's
 // report is read back from the output, any other's is what the run
 // computed: the same for the same experiment and shard, whatever the
@@ -96,6 +86,6 @@ struct Outcome {
 // file behind), SystemError for a failed write; on an MPI world, an error
 // is thrown on every rank (see World::on_every_rank) until the run starts,
 // and ends the job after.
-Outcome run_experiment(const Sweep& sweep, const Options& options, World& world);
+Outcome run_experiment(const io::Experiment& experiment, const Options& options, World& world);
 
 }  // namespace pfmab::run
