@@ -33,7 +33,7 @@ struct CellSpec {
   algorithms::PfUcbParams params;  // PF-UCB's; `enhanced` follows `algorithm`
   algorithms::Participation participation;
   std::uint64_t horizon = 1'000'000;
-  double comm_cost = 1.0;  // C, regret per client per communication round
+  double comm_cost = 1.0;  // C, regret per client per exchange (2 per phase)
   CheckpointSpec checkpoints;
   Fidelity fidelity = Fidelity::aggregated;
   std::string instance_name = "inline";  // where the means came from
