@@ -1,4 +1,4 @@
-// Per-pull and aggregated fidelity (DESIGN section 4) run the same decision
+// Per-pull and aggregated fidelity (docs/fidelity.md) run the same decision
 // logic on reward sums drawn two ways: pull by pull, or each arm's sum over a
 // round-robin run at once (N(n mu, n sigma^2), Binomial(n, mu)). Every
 // decision, and so everything a replication reports, must then have the same
@@ -195,7 +195,7 @@ model::MeansTable random_bernoulli_means() {
   return table;
 }
 
-// c_B = 1 (the radius of the authors' code, DESIGN section 6) rather than 4:
+// c_B = 1 (the radius of the authors' code, docs/internals.md, "The authors' code") rather than 4:
 // Bernoulli rewards have variance <= 1/4 while B_p is built for sigma = 1, so
 // with c_B = 4 the eliminations are almost deterministic (32 distinct final
 // regrets in 2000 replications at T = 1e6) and a test of the sampling would
@@ -238,7 +238,7 @@ TEST(FidelityEquivalence, SyntheticGameHorizonCutsAPhase) {
   }
 }
 
-// (d) The authors'-code preset (DESIGN section 6), whose waiting reads every
+// (d) The authors'-code preset (docs/internals.md, "The authors' code"), whose waiting reads every
 // reward: per pull, each waiting reward is drawn and the argmax taken after
 // it; aggregated, exploration sums are drawn at once and the waiting by exact
 // first passages (Gaussian rewards) or Binomial jumps that no run of failures

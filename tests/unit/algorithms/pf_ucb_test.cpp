@@ -255,7 +255,7 @@ TEST(PfUcbClient, GapEstimatesAreTheGapPlusTwoRadiiCappedAtOne) {
 }
 
 // ---------------------------------------------------------------------------
-// The authors'-code rules (DESIGN section 6)
+// The authors'-code rules (docs/internals.md, "The authors' code")
 
 TEST(PfUcbClient, AuthorsEliminationIsStrictAndAgainstEveryArm) {
   // alpha = 1: mixed = local [0.75, 0.5, 0.25], radius 0.125: the gaps are

@@ -7,7 +7,7 @@
 
 namespace pfmab::algorithms {
 
-// The algorithms a cell can run (README, "Algorithms").
+// The algorithms a cell can run (docs/algorithms.md).
 enum class AlgorithmKind {
   pf_ucb,           // Algorithm 1 and 2 (Sec. 4)
   pf_ucb_enhanced,  // exploration lengths from estimated gaps (Sec. 6, Appendix A)

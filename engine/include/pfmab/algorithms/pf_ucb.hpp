@@ -18,7 +18,7 @@ enum class LogTerm {
 };
 
 // Which rules PF-UCB follows where the paper and its authors' published code
-// (ShenGroup/PF_MAB, client.py) differ (DESIGN section 6).
+// (ShenGroup/PF_MAB, client.py) differ (docs/internals.md, "The authors' code").
 enum class Preset {
   paper,         // Algorithm 1 and 2 as printed
   authors_code,  // see the four rules below
