@@ -7,6 +7,7 @@
 
 #include <fmt/format.h>
 
+#include "pfmab/sim/columns.hpp"
 #include "pfmab/theory/bounds.hpp"
 #include "pfmab/util/error.hpp"
 #include "pfmab/util/version.hpp"
@@ -21,32 +22,12 @@ constexpr const char* kFormat = "pfmab-results-5";
 constexpr auto kFlushInterval = std::chrono::milliseconds(500);
 constexpr hsize_t kChunkRows = ResultsWriter::kChunkRows;
 
-// Every per-replication dataset under replications/ (its rows are the
-// replications of the cell's replication_ranges, in order).
-constexpr const char* kRowDatasets[] = {
-    "regret",    "local_reward",  "global_reward", "mixed_reward",      "comm_count",
-    "fixed_arm", "fixed_optimal", "phases",        "exploration_pulls", "fixation_slot"};
-
-// The values in a row of each: one per checkpoint, one per client, or one
-// (a 1-D dataset).
-enum class RowOf { checkpoints, clients, one };
-constexpr RowOf kRowShapes[] = {RowOf::checkpoints, RowOf::checkpoints, RowOf::checkpoints,
-                                RowOf::checkpoints, RowOf::checkpoints, RowOf::clients,
-                                RowOf::clients,     RowOf::one,         RowOf::one,
-                                RowOf::one};
-static_assert(std::size(kRowShapes) == std::size(kRowDatasets));
-
-// The columns of row dataset `dataset` of a cell (0: a 1-D dataset).
-hsize_t columns_of(std::size_t dataset, hsize_t checkpoints, hsize_t clients) {
-  switch (kRowShapes[dataset]) {
-    case RowOf::checkpoints:
-      return checkpoints;
-    case RowOf::clients:
-      return clients;
-    case RowOf::one:
-      break;
-  }
-  return 0;
+// Each column (sim::kColumns) is a dataset under replications/, its rows the
+// replications of the cell's replication_ranges, in order. Its columns in a
+// cell (0: a 1-D dataset).
+template <class Column>
+hsize_t columns_of(const Column& column, hsize_t checkpoints, hsize_t clients) {
+  return column.width == sim::Width::one ? 0 : column.count(checkpoints, clients);
 }
 
 std::string group_name(std::size_t cell) { return fmt::format("cells/{:04}", cell); }
@@ -210,14 +191,10 @@ void create_cell(hid_t file, std::size_t index, const sim::Cell& cell,
 
   const hsize_t c = grid.size();
   h5::Handle rows(H5Gcreate2(group.get(), "replications", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT));
-  for (const auto& series : sim::kRealSeries)
-    h5::create_rows<double>(rows.get(), series.name, c, kChunkRows);
-  h5::create_rows<std::uint64_t>(rows.get(), "comm_count", c, kChunkRows);
-  h5::create_rows<std::int32_t>(rows.get(), "fixed_arm", m, kChunkRows);
-  h5::create_rows<std::uint8_t>(rows.get(), "fixed_optimal", m, kChunkRows);
-  h5::create_rows<std::uint64_t>(rows.get(), "phases", 0, kChunkRows);
-  h5::create_rows<std::uint64_t>(rows.get(), "exploration_pulls", 0, kChunkRows);
-  h5::create_rows<std::int64_t>(rows.get(), "fixation_slot", 0, kChunkRows);
+  sim::for_each_column([&](const auto& column) {
+    h5::create_rows<sim::ElementOf<decltype(column)>>(rows.get(), column.name,
+                                                      columns_of(column, c, m), kChunkRows);
+  });
 
   // Summaries are written when the cell completes; SWMR allows no new
   // objects once it starts, so they exist (as NaN) from the beginning.
@@ -250,21 +227,13 @@ std::vector<double> read_column(hid_t set, hsize_t rows, hsize_t column) {
 RowBlock read_rows(hid_t file, std::size_t cell, const std::string& group, hsize_t points,
                    hsize_t m, std::uint64_t first, std::uint64_t count) {
   h5::Handle rows(H5Gopen2(file, (group + "/replications").c_str(), H5P_DEFAULT));
-  auto read = [&]<class T>(const char* name, hsize_t columns, std::vector<T>& to) {
-    to = h5::read_block<T>(open_dataset(rows.get(), name).get(), first, count, 0, columns);
-  };
   RowBlock block;
   block.reset(cell, points, m);
   block.rows = count;
-  for (std::size_t s = 0; s < block.real.size(); ++s) {
-    read(sim::kRealSeries[s].name, points, block.real[s]);
-  }
-  read("comm_count", points, block.comm_count);
-  read("fixed_arm", m, block.fixed_arm);
-  read("fixed_optimal", m, block.fixed_optimal);
-  read("phases", 1, block.phases);
-  read("exploration_pulls", 1, block.exploration_pulls);
-  read("fixation_slot", 1, block.fixation_slot);
+  sim::for_each_column(block.values, [&](const auto& column, auto& values) {
+    values = h5::read_block<sim::ElementOf<decltype(column)>>(
+        open_dataset(rows.get(), column.name).get(), first, count, 0, block.width(column));
+  });
   return block;
 }
 
@@ -403,7 +372,9 @@ void ResultsWriter::open(const std::filesystem::path& path) {
     summarized_.push_back(false);
     // rows past replications_done may be half-written: drop them
     h5::Handle rows(H5Gopen2(group.get(), "replications", H5P_DEFAULT));
-    for (const auto* name : kRowDatasets) h5::set_rows(open_dataset(rows.get(), name).get(), done);
+    sim::for_each_column([&](const auto& column) {
+      h5::set_rows(open_dataset(rows.get(), column.name).get(), done);
+    });
   }
   last_flush_ = std::chrono::steady_clock::now();
 }
@@ -463,23 +434,16 @@ void ResultsWriter::write(const RowBlock& block) {
     row_sets_.clear();
     h5::Handle rows(H5Gopen2(file_.get(), (groups_[c] + "/replications").c_str(), H5P_DEFAULT));
     const auto access = h5::direct_chunk_access();
-    for (const auto* name : kRowDatasets) {
-      row_sets_.emplace_back(H5Dopen2(rows.get(), name, access.get()));
-    }
+    sim::for_each_column([&](const auto& column) {
+      row_sets_.emplace_back(H5Dopen2(rows.get(), column.name, access.get()));
+    });
   }
   summary_of(c).add(block);
   const hsize_t first = written_[c], points = checkpoints_[c], m = clients_[c];
-  // row_sets_ holds the datasets in kRowDatasets order
-  auto write_set = [&](std::size_t dataset, const auto& values) {
-    h5::write_rows(row_sets_[dataset].get(), first, columns_of(dataset, points, m), values);
-  };
-  for (std::size_t s = 0; s < block.real.size(); ++s) write_set(s, block.real[s]);
-  write_set(4, block.comm_count);
-  write_set(5, block.fixed_arm);
-  write_set(6, block.fixed_optimal);
-  write_set(7, block.phases);
-  write_set(8, block.exploration_pulls);
-  write_set(9, block.fixation_slot);
+  auto set = row_sets_.begin();  // the datasets in table order
+  block.for_each_column([&](const auto& column, const auto& values) {
+    h5::write_rows((set++)->get(), first, columns_of(column, points, m), values);
+  });
   written_[c] += block.rows;
   if (written_[c] == expected_[c] && summarize_) {
     // The cell is complete: summarise it now, while the run's later cells are
@@ -526,11 +490,13 @@ void ResultsWriter::summarize(std::size_t cell) {
   h5::Handle group(H5Gopen2(file_.get(), groups_[cell].c_str(), H5P_DEFAULT));
   const auto rows = written_[cell];
   const auto statistics = summary_of(cell).statistics([&](std::size_t series, std::size_t column) {
-    const auto set =
-        open_dataset(group.get(), std::string("replications/") + CellSummary::kSeries[series]);
-    return series < std::size(sim::kRealSeries)
-               ? read_column<double>(set.get(), rows, column)
-               : read_column<std::uint64_t>(set.get(), rows, column);
+    std::vector<double> values;
+    sim::for_each_column([&](const auto& c) {
+      if (c.name != std::string_view(CellSummary::kSeries[series])) return;
+      const auto set = open_dataset(group.get(), std::string("replications/") + c.name);
+      values = read_column<sim::ElementOf<decltype(c)>>(set.get(), rows, column);
+    });
+    return values;
   });
   summary_.reset();
   for (std::size_t s = 0; s < CellSummary::kSeries.size(); ++s) {
@@ -666,16 +632,16 @@ void ResultsReader::check(const StoredCell& cell, hid_t group) const {
                                  cell.expected()));
   }
   h5::Handle rows(H5Gopen2(group, "replications", H5P_DEFAULT));
-  for (std::size_t d = 0; d < std::size(kRowDatasets); ++d) {
-    const auto columns = columns_of(d, cell.checkpoints.size(), cell.clients);
-    const auto shape = h5::dims(open_dataset(rows.get(), kRowDatasets[d]).get());
+  sim::for_each_column([&](const auto& column) {
+    const auto columns = columns_of(column, cell.checkpoints.size(), cell.clients);
+    const auto shape = h5::dims(open_dataset(rows.get(), column.name).get());
     const bool fits = columns == 0 ? shape.size() == 1 : shape.size() == 2 && shape[1] == columns;
     if (!fits || shape[0] < cell.done) {
       throw unreadable(fmt::format(
           "{}/replications/{} is not {} rows of {} value{} (replications_done)", cell.name,
-          kRowDatasets[d], cell.done, std::max<hsize_t>(columns, 1), columns > 1 ? "s" : ""));
+          column.name, cell.done, std::max<hsize_t>(columns, 1), columns > 1 ? "s" : ""));
     }
-  }
+  });
 }
 
 std::string ResultsReader::attribute(const std::string& name) const {
