@@ -38,9 +38,7 @@
 #include <nlohmann/json.hpp>
 #include <signal.h>
 
-#include "pfmab/io/cell_summary.hpp"
 #include "pfmab/io/experiment.hpp"
-#include "pfmab/io/hdf5.hpp"
 #include "pfmab/sim/cell.hpp"
 #include "pfmab/sim/columns.hpp"
 #include "pfmab/sim/runner.hpp"
@@ -48,6 +46,8 @@
 #include "pfmab/util/error.hpp"
 
 #include "fixtures.hpp"
+#include "io/cell_summary.hpp"
+#include "io/hdf5.hpp"
 #include "run_cli.hpp"
 #include "spawn.hpp"
 #include "temp_dir.hpp"

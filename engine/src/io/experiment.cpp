@@ -16,12 +16,13 @@
 #include "pfmab/algorithms/pf_ucb.hpp"
 #include "pfmab/model/limits.hpp"
 #include "pfmab/model/means_table.hpp"
-#include "pfmab/io/toml_limits.hpp"
 #include "pfmab/model/mixed_model.hpp"
 #include "pfmab/util/checked.hpp"
 #include "pfmab/util/error.hpp"
 #include "pfmab/util/excerpt.hpp"
 #include "pfmab/util/text_file.hpp"
+
+#include "io/toml_limits.hpp"
 
 namespace pfmab::io {
 

@@ -1,4 +1,4 @@
-#include "pfmab/io/cell_summary.hpp"
+#include "io/cell_summary.hpp"
 
 #include <algorithm>
 #include <cmath>
