@@ -58,7 +58,6 @@
 #include <oneapi/tbb/task_arena.h>
 
 #include "pfmab/io/experiment.hpp"
-#include "pfmab/io/hdf5.hpp"
 #include "pfmab/io/report.hpp"
 #include "pfmab/io/results_file.hpp"
 #include "pfmab/io/row_block.hpp"

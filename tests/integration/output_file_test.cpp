@@ -30,8 +30,7 @@
 #include <hdf5.h>
 #include <nlohmann/json.hpp>
 
-#include "pfmab/io/hdf5.hpp"
-
+#include "io/hdf5.hpp"
 #include "run_cli.hpp"
 #include "spawn.hpp"
 #include "temp_dir.hpp"

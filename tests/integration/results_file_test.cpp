@@ -38,15 +38,16 @@
 #include <nlohmann/json.hpp>
 #include <signal.h>
 
-#include "pfmab/io/cell_summary.hpp"
 #include "pfmab/io/experiment.hpp"
-#include "pfmab/io/hdf5.hpp"
 #include "pfmab/sim/cell.hpp"
+#include "pfmab/sim/columns.hpp"
 #include "pfmab/sim/runner.hpp"
 #include "pfmab/theory/bounds.hpp"
 #include "pfmab/util/error.hpp"
 
 #include "fixtures.hpp"
+#include "io/cell_summary.hpp"
+#include "io/hdf5.hpp"
 #include "run_cli.hpp"
 #include "spawn.hpp"
 #include "temp_dir.hpp"
@@ -189,10 +190,6 @@ void wait_until(Spawned& process, const std::function<bool()>& done, Clock::dura
   }
 }
 
-constexpr const char* kRowDatasets[] = {
-    "regret",    "local_reward",  "global_reward", "mixed_reward",      "comm_count",
-    "fixed_arm", "fixed_optimal", "phases",        "exploration_pulls", "fixation_slot"};
-
 // What a (possibly killed) run left: readable, replications_done <= rows of
 // every per-replication dataset and <= the replications asked for, and the
 // rows it counts all written (finite). Returns replications_done per cell.
@@ -214,11 +211,11 @@ std::vector<std::uint64_t> check_left_file(const fs::path& path, std::uint64_t r
       const auto& cell = reader->cells()[c];
       done.push_back(cell.done);
       EXPECT_LE(cell.done, replications) << cell.name;
-      for (const auto* name : kRowDatasets) {
-        h5::Handle set(
-            H5Dopen2(file.get(), (cell.name + "/replications/" + name).c_str(), H5P_DEFAULT));
-        EXPECT_LE(cell.done, h5::dims(set.get())[0]) << cell.name << "/replications/" << name;
-      }
+      sim::for_each_column([&](const auto& column) {
+        const auto name = cell.name + "/replications/" + column.name;
+        h5::Handle set(H5Dopen2(file.get(), name.c_str(), H5P_DEFAULT));
+        EXPECT_LE(cell.done, h5::dims(set.get())[0]) << name;
+      });
       const auto rows = reader->read(c, 0, cell.done);
       std::size_t unwritten = 0;
       for (std::size_t r = 0; r < rows.size(); ++r) {
@@ -823,11 +820,11 @@ TEST(ResultsSwmr, H5pyReadsTheFileWhileARunAppends) {
 // ---------------------------------------------------------------------------
 // 4. SIGINT stops cleanly
 
+// the output, then the name of every column
 constexpr const char* kPlainReadScript = R"(
 import json, sys
 import h5py
-names = ['regret', 'local_reward', 'global_reward', 'mixed_reward', 'comm_count',
-         'fixed_arm', 'fixed_optimal', 'phases', 'exploration_pulls', 'fixation_slot']
+names = sys.argv[2:]
 out = []
 with h5py.File(sys.argv[1], 'r') as f:
     for name in sorted(f['cells']):
@@ -862,7 +859,9 @@ TEST(ResultsInterrupt, SigintWritesFinishedReplicationsClosesTheFileAndTheRunCon
   EXPECT_TRUE(r.out.empty()) << r.out;
 
   // closed properly: a plain (not SWMR) reader opens it, and every row is counted
-  const auto read = run_program(PFMAB_PYTHON, {script.string(), output.string()});
+  std::vector<std::string> script_args{script.string(), output.string()};
+  sim::for_each_column([&](const auto& column) { script_args.push_back(column.name); });
+  const auto read = run_program(PFMAB_PYTHON, script_args);
   ASSERT_EQ(read.exit_code, 0) << "plain h5py.File(path, 'r') fails:\n" << read.err;
   const auto cells = nlohmann::json::parse(read.out);
   ASSERT_EQ(cells.size(), kBigCells);

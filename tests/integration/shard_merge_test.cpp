@@ -16,8 +16,8 @@
 #include <nlohmann/json.hpp>
 
 #include "fixtures.hpp"
-#include "pfmab/io/cell_summary.hpp"
-#include "pfmab/io/hdf5.hpp"
+#include "io/cell_summary.hpp"
+#include "io/hdf5.hpp"
 #include "pfmab/io/results_file.hpp"
 #include "run_cli.hpp"
 #include "temp_dir.hpp"

@@ -12,6 +12,7 @@
 
 #include "pfmab/model/instance.hpp"
 #include "pfmab/model/means_table.hpp"
+#include "pfmab/sim/columns.hpp"
 #include "pfmab/sim/replication.hpp"
 
 #include "run_cli.hpp"
@@ -41,20 +42,12 @@ inline double sorted_quantile(std::vector<double> v, double q) {
   return v[below] + (h - static_cast<double>(below)) * (high - v[below]);
 }
 
-// Every field of two results equal.
+// Every column of two results equal.
 inline void expect_same_result(const sim::ReplicationResult& got,
                                const sim::ReplicationResult& want, const std::string& where) {
   SCOPED_TRACE(where);
-  EXPECT_EQ(got.series.regret, want.series.regret);
-  EXPECT_EQ(got.series.local_reward, want.series.local_reward);
-  EXPECT_EQ(got.series.global_reward, want.series.global_reward);
-  EXPECT_EQ(got.series.mixed_reward, want.series.mixed_reward);
-  EXPECT_EQ(got.series.comm_count, want.series.comm_count);
-  EXPECT_EQ(got.fixed_arm, want.fixed_arm);
-  EXPECT_EQ(got.fixed_optimal, want.fixed_optimal);
-  EXPECT_EQ(got.phases, want.phases);
-  EXPECT_EQ(got.exploration_pulls, want.exploration_pulls);
-  EXPECT_EQ(got.fixation_slot, want.fixation_slot);
+  sim::for_each_column(
+      [&](const auto& column) { EXPECT_EQ(column.of(got), column.of(want)) << column.name; });
 }
 
 }  // namespace pfmab::testing

@@ -1,6 +1,8 @@
-#include "pfmab/io/cell_summary.hpp"
+#include "io/cell_summary.hpp"
 
 #include <algorithm>
+#include <span>
+#include <type_traits>
 
 namespace pfmab::io {
 namespace {
@@ -21,18 +23,22 @@ CellSummary::CellSummary(std::size_t checkpoints, std::uint64_t replications) {
 }
 
 void CellSummary::add(const RowBlock& block) {
-  const auto width = block.checkpoints;
-  for (std::size_t s = 0; s < block.real.size(); ++s) {
-    for (std::size_t r = 0; r < block.rows; ++r) {
-      moments_[s].add_row(RowBlock::row_of(block.real[s], width, r));
+  std::size_t s = 0;  // kSeries index
+  block.for_each_column([&](const auto& column, const auto& values) {
+    if (column.summary != sim::Summary::statistics) return;
+    std::span<const double> series;
+    if constexpr (std::is_same_v<sim::ElementOf<decltype(column)>, double>) {
+      series = values;
+    } else {
+      scratch_.assign(values.begin(), values.end());
+      series = scratch_;
     }
-    quantiles_[s].add_rows(block.real[s]);
-  }
-  scratch_.assign(block.comm_count.begin(), block.comm_count.end());
-  for (std::size_t r = 0; r < block.rows; ++r) {
-    moments_.back().add_row(RowBlock::row_of(scratch_, width, r));
-  }
-  quantiles_.back().add_rows(scratch_);
+    for (std::size_t r = 0; r < block.rows; ++r) {
+      moments_[s].add_row(RowBlock::row_of(series, block.width(column), r));
+    }
+    quantiles_[s].add_rows(series);
+    ++s;
+  });
 }
 
 std::vector<std::vector<std::vector<double>>> CellSummary::statistics(

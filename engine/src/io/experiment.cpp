@@ -19,7 +19,7 @@
 #include "pfmab/util/excerpt.hpp"
 #include "pfmab/util/parse.hpp"
 
-#include "experiment_file.hpp"
+#include "io/experiment_file.hpp"
 
 namespace pfmab::io {
 namespace {

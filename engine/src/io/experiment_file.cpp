@@ -1,4 +1,4 @@
-#include "experiment_file.hpp"
+#include "io/experiment_file.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -9,7 +9,7 @@
 
 #include <fmt/format.h>
 
-#include "pfmab/io/toml_limits.hpp"
+#include "io/toml_limits.hpp"
 #include "pfmab/model/limits.hpp"
 #include "pfmab/model/means_table.hpp"
 #include "pfmab/util/error.hpp"

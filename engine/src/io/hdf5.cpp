@@ -1,4 +1,4 @@
-#include "pfmab/io/hdf5.hpp"
+#include "io/hdf5.hpp"
 
 #include <algorithm>
 #include <cctype>

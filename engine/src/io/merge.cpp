@@ -7,9 +7,10 @@
 
 #include <fmt/format.h>
 
-#include "pfmab/io/output_file.hpp"
 #include "pfmab/io/results_file.hpp"
 #include "pfmab/util/error.hpp"
+
+#include "io/output_file.hpp"
 
 namespace pfmab::io {
 namespace {

@@ -1,4 +1,4 @@
-#include "pfmab/io/output_file.hpp"
+#include "io/output_file.hpp"
 
 #include <fcntl.h>
 #include <unistd.h>

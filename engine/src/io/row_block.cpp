@@ -1,6 +1,7 @@
 #include "pfmab/io/row_block.hpp"
 
 #include <cassert>
+#include <cstdint>
 #include <cstring>
 #include <stdexcept>
 
@@ -12,62 +13,25 @@ void RowBlock::reset(std::size_t cell_index, std::size_t checkpoint_count,
   checkpoints = checkpoint_count;
   clients = client_count;
   rows = 0;
-  for (auto& values : real) values.clear();
-  comm_count.clear();
-  fixed_arm.clear();
-  fixed_optimal.clear();
-  phases.clear();
-  exploration_pulls.clear();
-  fixation_slot.clear();
+  sim::for_each_column(values, [](const auto&, auto& column_values) { column_values.clear(); });
 }
 
 void RowBlock::append(const sim::ReplicationResult& result) {
-  assert(result.series.regret.size() == checkpoints && result.fixed_arm.size() == clients);
-  for (std::size_t s = 0; s < real.size(); ++s) {
-    const auto& values = result.series.*sim::kRealSeries[s].values;
-    real[s].insert(real[s].end(), values.begin(), values.end());
-  }
-  const auto& comm = result.series.comm_count;
-  comm_count.insert(comm_count.end(), comm.begin(), comm.end());
-  fixed_arm.insert(fixed_arm.end(), result.fixed_arm.begin(), result.fixed_arm.end());
-  fixed_optimal.insert(fixed_optimal.end(), result.fixed_optimal.begin(),
-                       result.fixed_optimal.end());
-  phases.push_back(result.phases);
-  exploration_pulls.push_back(result.exploration_pulls);
-  fixation_slot.push_back(result.fixation_slot);
+  sim::for_each_column(values, [&](const auto& column, auto& to) {
+    const auto from = column.values(result);
+    assert(from.size() == width(column));
+    to.insert(to.end(), from.begin(), from.end());
+  });
   ++rows;
 }
 
 sim::ReplicationResult RowBlock::result(std::size_t row) const {
   sim::ReplicationResult out;
-  auto assign = [](auto& to, auto from) { to.assign(from.begin(), from.end()); };
-  for (std::size_t s = 0; s < real.size(); ++s) {
-    assign(out.series.*sim::kRealSeries[s].values, row_of(real[s], checkpoints, row));
-  }
-  assign(out.series.comm_count, row_of(comm_count, checkpoints, row));
-  assign(out.fixed_arm, row_of(fixed_arm, clients, row));
-  assign(out.fixed_optimal, row_of(fixed_optimal, clients, row));
-  out.phases = phases[row];
-  out.exploration_pulls = exploration_pulls[row];
-  out.fixation_slot = fixation_slot[row];
+  for_each_column([&](const auto& column, const auto& from) {
+    column.assign(out, row_of(std::span(from), width(column), row));
+  });
   return out;
 }
-
-namespace {
-
-// Each column of a block in one order, for both directions.
-template <class Block, class Visit>
-void for_each_column(Block& block, Visit&& visit) {
-  for (auto& values : block.real) visit(values);
-  visit(block.comm_count);
-  visit(block.fixed_arm);
-  visit(block.fixed_optimal);
-  visit(block.phases);
-  visit(block.exploration_pulls);
-  visit(block.fixation_slot);
-}
-
-}  // namespace
 
 void RowBlock::write_bytes(std::vector<char>& bytes) const {
   auto put = [&](const void* data, std::size_t size) {
@@ -76,10 +40,10 @@ void RowBlock::write_bytes(std::vector<char>& bytes) const {
   };
   const std::uint64_t header[] = {cell, checkpoints, clients, rows};
   put(header, sizeof header);
-  for_each_column(*this, [&](const auto& values) {
-    const std::uint64_t size = values.size();
+  for_each_column([&](const auto&, const auto& column_values) {
+    const std::uint64_t size = column_values.size();
     put(&size, sizeof size);
-    put(values.data(), size * sizeof values[0]);
+    put(column_values.data(), size * sizeof column_values[0]);
   });
 }
 
@@ -94,12 +58,12 @@ RowBlock RowBlock::read_bytes(std::span<const char> bytes) {
   RowBlock block;
   block.reset(header[0], header[1], header[2]);
   block.rows = header[3];
-  for_each_column(block, [&](auto& values) {
+  sim::for_each_column(block.values, [&](const auto&, auto& column_values) {
     std::uint64_t size = 0;
     take(&size, sizeof size);
     if (size > bytes.size()) throw std::runtime_error("a block's bytes end early");
-    values.resize(size);
-    take(values.data(), size * sizeof values[0]);
+    column_values.resize(size);
+    take(column_values.data(), size * sizeof column_values[0]);
   });
   if (!bytes.empty()) throw std::runtime_error("bytes left after a block");
   return block;

@@ -1,4 +1,4 @@
-#include "pfmab/io/toml_limits.hpp"
+#include "io/toml_limits.hpp"
 
 #include <string>
 #include <vector>

@@ -3,7 +3,7 @@
 #include <pthread.h>
 #include <time.h>
 
-#include "pfmab/io/hdf5.hpp"
+#include "io/hdf5.hpp"
 
 namespace pfmab::io {
 

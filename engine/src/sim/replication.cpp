@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "pfmab/sim/baselines.hpp"
+#include "pfmab/sim/columns.hpp"
 #include "pfmab/sim/pf_ucb_replication.hpp"
 
 namespace pfmab::sim {
@@ -12,16 +13,7 @@ bool ReplicationResult::identified() const {
 }
 
 void ReplicationResult::add_to(Digest& digest) const {
-  digest.add<double>(series.regret);
-  digest.add<double>(series.local_reward);
-  digest.add<double>(series.global_reward);
-  digest.add<double>(series.mixed_reward);
-  digest.add<std::uint64_t>(series.comm_count);
-  digest.add(phases);
-  digest.add(exploration_pulls);
-  digest.add<std::int32_t>(fixed_arm);
-  digest.add<std::uint8_t>(fixed_optimal);
-  digest.add(fixation_slot);
+  for_each_column([&](const auto& column) { digest.add(column.values(*this)); });
 }
 
 ReplicationResult run_replication(const Cell& cell, std::uint64_t seed, std::uint64_t replication,

@@ -1,9 +1,11 @@
-#include "pfmab/io/cell_summary.hpp"
+#include "io/cell_summary.hpp"
 
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <random>
+#include <string_view>
+#include <tuple>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -40,11 +42,13 @@ TEST(RowBlock, HoldsResultsAsTheDatasetsLayThemOut) {
   for (std::uint64_t r = 0; r < 5; ++r) block.append(make_result(r, 10.0 * r));
   EXPECT_EQ(block.cell, 4u);
   EXPECT_EQ(block.rows, 5u);
-  ASSERT_EQ(block.real[0].size(), 5 * kCheckpoints);
+  const auto& regret = std::get<sim::column_index("regret")>(block.values);
+  ASSERT_EQ(regret.size(), 5 * kCheckpoints);
   // row-major: row 3's regret series is at [3 * checkpoints, 4 * checkpoints)
-  EXPECT_EQ(block.real[0][3 * kCheckpoints + 1], 5.0);
-  EXPECT_EQ(block.comm_count[3 * kCheckpoints + 2], 32u);
-  EXPECT_EQ(block.fixed_arm[3 * kClients], 0);
+  EXPECT_EQ(regret[3 * kCheckpoints + 1], 5.0);
+  EXPECT_EQ(std::get<sim::column_index("comm_count")>(block.values)[3 * kCheckpoints + 2], 32u);
+  EXPECT_EQ(std::get<sim::column_index("fixed_arm")>(block.values)[3 * kClients], 0);
+  EXPECT_EQ(std::get<sim::column_index("phases")>(block.values)[3], 4u);
   for (std::uint64_t r = 0; r < 5; ++r) {
     testing::expect_same_result(block.result(r), make_result(r, 10.0 * r),
                                 "row " + std::to_string(r));
@@ -81,10 +85,12 @@ TEST(CellSummary, StatisticsOfEveryColumnAlsoWhenAWindowLosesItsRank) {
     EXPECT_EQ(summary.count(), replications);
     auto column = [&](std::size_t series, std::size_t checkpoint) {
       std::vector<double> values;
-      for (const auto& r : results) {
-        values.push_back(series < 4 ? (r.series.*sim::kRealSeries[series].values)[checkpoint]
-                                    : static_cast<double>(r.series.comm_count[checkpoint]));
-      }
+      sim::for_each_column([&](const auto& c) {
+        if (c.name != std::string_view(CellSummary::kSeries[series])) return;
+        for (const auto& r : results) {
+          values.push_back(static_cast<double>(c.values(r)[checkpoint]));
+        }
+      });
       return values;
     };
     std::vector<std::pair<std::size_t, std::size_t>> read;

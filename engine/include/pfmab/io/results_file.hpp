@@ -1,18 +1,16 @@
 #pragma once
 
-#include <chrono>
 #include <cstdint>
 #include <filesystem>
-#include <optional>
+#include <memory>
 #include <span>
 #include <string>
 #include <utility>
 #include <vector>
 
-#include "pfmab/io/cell_summary.hpp"
+#include <nlohmann/json.hpp>
+
 #include "pfmab/io/experiment.hpp"
-#include "pfmab/io/hdf5.hpp"
-#include "pfmab/io/output_file.hpp"
 #include "pfmab/io/report.hpp"
 #include "pfmab/io/row_block.hpp"
 #include "pfmab/sim/cell.hpp"
@@ -23,14 +21,21 @@
 
 namespace pfmab::io {
 
+// Beside the sources (engine/src/io): no HDF5 declaration reaches the
+// users of this header.
+class NewOutput;
+namespace h5 {
+class Handle;
+}
+
 // The HDF5 output of a run (layout in README.md, "The output file"): root
 // attributes for provenance, then cells/NNNN/ per cell with its parameters,
 // means, checkpoints, the replications its rows hold (replication_ranges:
 // [0, R) for a whole run, the shard's share for a shard), per-replication
-// datasets, the count of complete rows (replications_done) and, once the
-// cell is complete, summary/<series>/{mean,std,ci95_low,ci95_high,median,
-// q05,q95} (not in a shard: a summary is of the whole cell, written by
-// `merge`).
+// datasets (one per column of sim::kColumns), the count of complete rows
+// (replications_done) and, once the cell is complete,
+// summary/<series>/{mean,std,ci95_low,ci95_high,median,q05,q95} (not in a
+// shard: a summary is of the whole cell, written by `merge`).
 //
 // The writer streams rows in replication order under HDF5's single-writer /
 // multiple-reader mode, so h5py can read the file while it grows and after
@@ -46,6 +51,9 @@ namespace pfmab::io {
 // the writer then leaves the file as a kill at that moment would, neither
 // writing nor closing it, so that it holds the replications flushed before,
 // which the same command continues.
+//
+// The writer is in results_writer.cpp, the reader in results_reader.cpp;
+// where the file holds what, in results_layout.hpp (engine/src/io).
 class ResultsWriter {
  public:
   // The rows of a chunk of every per-replication dataset. Rows are written
@@ -75,13 +83,12 @@ class ResultsWriter {
   ResultsWriter(const ResultsWriter&) = delete;
   ResultsWriter& operator=(const ResultsWriter&) = delete;
 
-  std::size_t cells() const { return written_.size(); }
-  std::size_t checkpoints(std::size_t cell) const { return checkpoints_[cell]; }
-  std::size_t clients(std::size_t cell) const { return clients_[cell]; }
-  std::uint64_t done(std::size_t cell) const {
-    return written_[cell] + (pending_.rows > 0 && pending_.cell == cell ? pending_.rows : 0);
-  }
-  bool resumed() const { return resumed_; }
+  std::size_t cells() const;
+  std::size_t checkpoints(std::size_t cell) const;
+  std::size_t clients(std::size_t cell) const;
+  // Rows appended to `cell`, with those of an earlier run it continues.
+  std::uint64_t done(std::size_t cell) const;
+  bool resumed() const;
 
   // Appends `result` as replication done(cell) of `cell`, buffered in a
   // block of its own up to the next chunk boundary.
@@ -99,36 +106,8 @@ class ResultsWriter {
   void write_summaries();
 
  private:
-  void open(const std::filesystem::path& path);
-  // Runs `step`; an HDF5 failure in it abandons the file and becomes a
-  // SystemError naming the output.
-  template <class Step>
-  void writing(Step&& step);
-  void write_pending();
-  void write(const RowBlock& block);
-  // The summary being built of `cell`: started, from the rows already in
-  // the file, if it is not the current one.
-  CellSummary& summary_of(std::size_t cell);
-  void summarize(std::size_t cell);
-
-  std::filesystem::path shown_;  // the output's name in messages
-  OutputLock lock_;
-  h5::Handle file_;
-  std::vector<std::string> groups_;       // cells/NNNN
-  std::vector<std::size_t> clients_;      // per cell
-  std::vector<std::size_t> checkpoints_;  // per cell
-  std::vector<std::uint64_t> written_;    // rows in the datasets, per cell
-  std::vector<std::uint64_t> committed_;  // rows recorded in replications_done
-  std::vector<std::uint64_t> expected_;   // rows of a complete cell (its ranges' total)
-  std::vector<bool> summarized_;          // summary datasets written by this writer
-  bool summarize_ = true;                 // not a shard
-  bool resumed_ = false;
-  RowBlock pending_;                  // rows appended one by one, not yet written
-  std::size_t row_sets_cell_ = 0;     // the cell whose datasets are open
-  std::vector<h5::Handle> row_sets_;  // its per-replication datasets
-  std::chrono::steady_clock::time_point last_flush_;
-  std::size_t summary_cell_ = 0;
-  std::optional<CellSummary> summary_;
+  class Impl;  // results_writer.cpp
+  std::unique_ptr<Impl> impl_;
 };
 
 // What a cell's group says about it.
@@ -163,6 +142,9 @@ class ResultsReader {
   // (replications_done above the replications of the cell, fewer rows than
   // that, datasets of the wrong shape). Reading rows later throws the same.
   explicit ResultsReader(const std::filesystem::path& path);
+  ResultsReader(ResultsReader&&) noexcept;
+  ResultsReader& operator=(ResultsReader&&) noexcept;
+  ~ResultsReader();
 
   std::string attribute(const std::string& name) const;
   std::uint64_t seed() const { return seed_; }
@@ -182,10 +164,10 @@ class ResultsReader {
   auto reading(Step&& step) const -> decltype(step());
   UnreadableOutput unreadable(const std::string& why) const;
   // Refuses a cell whose records contradict one another.
-  void check(const StoredCell& cell, hid_t group) const;
+  void check(const StoredCell& cell, const h5::Handle& group) const;
 
   std::filesystem::path path_;
-  h5::Handle file_;
+  std::unique_ptr<h5::Handle> file_;
   std::uint64_t seed_ = 0, replications_ = 0;
   sim::Shard shard_;
   std::vector<StoredCell> cells_;

@@ -10,7 +10,8 @@
 
 namespace pfmab::sim {
 
-// What one replication reports (DESIGN section 3).
+// What one replication reports (DESIGN section 3). The output of each field
+// is declared in kColumns (columns.hpp).
 struct ReplicationResult {
   Series series;                            // on the cell's checkpoint grid
   std::uint64_t phases = 0;                 // phases begun within the horizon
@@ -21,6 +22,7 @@ struct ReplicationResult {
 
   // Every client fixed a mixed-optimal arm within the horizon.
   bool identified() const;
+  // Feeds `digest` every column's values, in kColumns order.
   void add_to(Digest& digest) const;
 };
 

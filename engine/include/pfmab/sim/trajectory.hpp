@@ -58,19 +58,6 @@ struct Series {
   std::vector<std::uint64_t> comm_count;  // client-server exchanges so far
 };
 
-// The real-valued series of a Series, under the names the output file gives
-// them.
-struct RealSeries {
-  const char* name;
-  std::vector<double> Series::*values;
-};
-inline constexpr RealSeries kRealSeries[] = {
-    {"regret", &Series::regret},
-    {"local_reward", &Series::local_reward},
-    {"global_reward", &Series::global_reward},
-    {"mixed_reward", &Series::mixed_reward},
-};
-
 // Turns a replication's actions into its series on the checkpoint grid.
 // Pseudo-regret is built from exact integer pull counts per (client, arm), so
 // a value at a checkpoint never depends on how the slots before it were

@@ -7,22 +7,33 @@
 #include <vector>
 
 #include "pfmab/io/row_block.hpp"
-#include "pfmab/sim/trajectory.hpp"
+#include "pfmab/sim/columns.hpp"
 #include "pfmab/stats/streaming.hpp"
 
 namespace pfmab::io {
 
 // The summary of one cell's checkpoint series over its replications: for
-// each series and checkpoint, the mean, standard deviation, 95% interval,
+// each series (a column summarised with sim::Summary::statistics) and
+// checkpoint, the mean, standard deviation, 95% interval,
 // median, 5% and 95% quantiles (the output's summary/<series>/<statistic>).
 // Built as the replications arrive, in order, so that the summary is ready
 // when the last one is in, without reading the rows back.
 class CellSummary {
  public:
-  // the real series, then the communication count
-  static constexpr std::array<const char*, 5> kSeries = {
-      sim::kRealSeries[0].name, sim::kRealSeries[1].name, sim::kRealSeries[2].name,
-      sim::kRealSeries[3].name, "comm_count"};
+  // the names of the series, in table order
+  static constexpr auto kSeries = [] {
+    constexpr auto count = [] {
+      std::size_t n = 0;
+      sim::for_each_column([&](const auto& c) { n += c.summary == sim::Summary::statistics; });
+      return n;
+    }();
+    std::array<const char*, count> names{};
+    std::size_t s = 0;
+    sim::for_each_column([&](const auto& c) {
+      if (c.summary == sim::Summary::statistics) names[s++] = c.name;
+    });
+    return names;
+  }();
   static constexpr std::array<const char*, 7> kStatistics = {
       "mean", "std", "ci95_low", "ci95_high", "median", "q05", "q95"};
 
@@ -42,7 +53,7 @@ class CellSummary {
  private:
   std::vector<stats::RunningMoments> moments_;      // per series
   std::vector<stats::RunningQuantiles> quantiles_;  // per series
-  std::vector<double> scratch_;                     // a block's comm_count as doubles
+  std::vector<double> scratch_;                     // a block's integer series as doubles
 };
 
 }  // namespace pfmab::io

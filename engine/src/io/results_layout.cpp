@@ -1,0 +1,350 @@
+#include "io/results_layout.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <ctime>
+#include <limits>
+#include <string_view>
+#include <variant>
+
+#include <fmt/format.h>
+
+#include "pfmab/io/parameters.hpp"
+#include "pfmab/io/results_file.hpp"
+#include "pfmab/util/error.hpp"
+#include "pfmab/util/version.hpp"
+
+#include "io/cell_summary.hpp"
+
+namespace pfmab::io {
+namespace {
+
+h5::Handle latest_format_access() {
+  h5::Handle access(H5Pcreate(H5P_FILE_ACCESS));
+  // SWMR needs the latest file format.
+  h5::check(H5Pset_libver_bounds(access.get(), H5F_LIBVER_LATEST, H5F_LIBVER_LATEST),
+            "H5Pset_libver_bounds");
+  return access;
+}
+
+// Builds a file in memory (HDF5's core driver) and writes it to its name in
+// one go when it is closed: no write can fail half-way through building it,
+// and the one that can, the close, is checked. Closing fails, rather than
+// waiting for them, if objects of the file are still open (SEMI): it must
+// write the file now.
+h5::Handle in_memory_access() {
+  auto access = latest_format_access();
+  h5::check(H5Pset_fapl_core(access.get(), 1 << 20, true), "H5Pset_fapl_core");
+  h5::check(H5Pset_fclose_degree(access.get(), H5F_CLOSE_SEMI), "H5Pset_fclose_degree");
+  return access;
+}
+
+// For reading a file a writer may be appending to. Under SWMR read, HDF5
+// reads a metadata block whose checksum fails again (the writer may be half
+// way through writing it), sleeping twice as long before each attempt: its
+// default of 100 attempts would wait 2^100 ns on a corrupt file. 30 wait
+// about a second in all, far longer than writing one block takes.
+h5::Handle swmr_read_access() {
+  auto access = latest_format_access();
+  h5::check(H5Pset_metadata_read_attempts(access.get(), 30), "H5Pset_metadata_read_attempts");
+  return access;
+}
+
+// The paper's theory for a cell, as attributes of its group (README, "The
+// output file"): written once, when the output is created.
+void write_bounds(hid_t group, const theory::Bounds& b) {
+  h5::write_attribute(group, "theorem1_constant", b.theorem1_constant);
+  h5::write_attribute(group, "theorem1_lower_bound", b.theorem1_lower());
+  h5::write_attribute(group, "corollary1_constant", b.corollary1_constant);
+  h5::write_attribute(group, "corollary1_lower_bound", b.corollary1_lower());
+  h5::write_attribute(group, "theorem2_upper_bound", b.theorem2_upper);
+  h5::write_attribute(group, "theorem2_note", b.theorem2_note);
+}
+
+// Which replications a cell's rows are: [n, 2] (first, end) pairs.
+void write_ranges(hid_t group, std::span<const sim::ReplicationRange> ranges) {
+  std::vector<std::uint64_t> pairs;
+  for (const auto& r : ranges) pairs.insert(pairs.end(), {r.first, r.end});
+  if (H5Lexists(group, "replication_ranges", H5P_DEFAULT) > 0) {
+    h5::check(H5Ldelete(group, "replication_ranges", H5P_DEFAULT), "H5Ldelete");
+  }
+  h5::write_dataset(group, "replication_ranges", pairs, {ranges.size(), 2});
+}
+
+// A cell's values as attributes of its group, one per parameter, named as
+// in the canonical form: a parameter without a value is NaN (a real: q when
+// S is given) or 0 (a whole number: S when q is given); the means are the
+// `means` dataset, and `instance` says where they came from.
+void write_values(hid_t group, const CellValues& values) {
+  const auto all = parameters();
+  for (std::size_t i = 0; i < all.size(); ++i) {
+    if (!all[i].of_cell) continue;
+    const std::string name(all[i].name());
+    struct {
+      hid_t group;
+      const Parameter& parameter;
+      const std::string& name;
+      void operator()(std::monostate) const {
+        if (parameter.type == ValueType::real) {
+          h5::write_attribute(group, name, std::numeric_limits<double>::quiet_NaN());
+        } else {
+          h5::write_attribute(group, name, std::uint64_t{0});
+        }
+      }
+      void operator()(double v) const { h5::write_attribute(group, name, v); }
+      void operator()(std::uint64_t v) const { h5::write_attribute(group, name, v); }
+      void operator()(const std::string& v) const { h5::write_attribute(group, name, v); }
+      void operator()(const std::shared_ptr<const GivenMeans>& v) const {
+        h5::write_attribute(group, "instance", v->name);
+      }
+    } write{group, all[i], name};
+    std::visit(write, values.all()[i]);
+  }
+}
+
+void create_cell(hid_t file, std::size_t index, const sim::Cell& cell, const CellValues& values,
+                 sim::ReplicationRange range) {
+  const auto name = group_name(index);
+  h5::Handle group(H5Gcreate2(file, name.c_str(), H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT));
+  const auto& spec = cell.spec();
+  h5::write_attribute(group.get(), "index", std::uint64_t{index});
+  write_values(group.get(), values);
+  // how its rewards are drawn, which for a baseline is not the mode asked
+  h5::write_attribute(group.get(), "mode", std::string(sim::to_string(sim::drawn_fidelity(spec))));
+  h5::write_attribute(group.get(), "schedule_formula", algorithms::describe(spec.params.schedule));
+  h5::write_attribute(group.get(), "clients", std::uint64_t{cell.instance().clients()});
+  h5::write_attribute(group.get(), "arms", std::uint64_t{cell.instance().arms()});
+  write_bounds(group.get(), sim::bounds_of(cell));
+
+  const auto m = cell.instance().clients(), k = cell.instance().arms();
+  std::vector<double> means;
+  for (std::size_t c = 0; c < m; ++c) {
+    const auto row = cell.instance().local_means(c);
+    means.insert(means.end(), row.begin(), row.end());
+  }
+  h5::write_dataset(group.get(), "means", means, {m, k});
+  const auto& grid = cell.checkpoints();
+  h5::write_dataset(group.get(), "checkpoints", grid, {grid.size()});
+  h5::write_dataset(group.get(), "replications_done", std::vector<std::uint64_t>{0}, {1});
+  write_ranges(group.get(), std::span(&range, 1));
+
+  const hsize_t c = grid.size();
+  h5::Handle rows(H5Gcreate2(group.get(), "replications", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT));
+  sim::for_each_column([&](const auto& column) {
+    h5::create_rows<sim::ElementOf<decltype(column)>>(
+        rows.get(), column.name, columns_of(column, c, m), ResultsWriter::kChunkRows);
+  });
+
+  // Summaries are written when the cell completes; SWMR allows no new
+  // objects once it starts, so they exist (as NaN) from the beginning.
+  h5::Handle summary(H5Gcreate2(group.get(), "summary", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT));
+  const std::vector<double> nans(c, std::numeric_limits<double>::quiet_NaN());
+  for (const auto* series : CellSummary::kSeries) {
+    h5::Handle stats(H5Gcreate2(summary.get(), series, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT));
+    for (const auto* stat : CellSummary::kStatistics)
+      h5::write_dataset(stats.get(), stat, nans, {c});
+  }
+}
+
+// Column `column` of the first `rows` rows of a 2-D dataset, read in blocks
+// of rows: a whole column in one read makes HDF5 1.10 fetch every chunk and
+// hold selection state for each of them.
+template <class T>
+std::vector<double> read_column(hid_t set, hsize_t rows, hsize_t column) {
+  constexpr hsize_t block = 4096;
+  std::vector<double> out;
+  out.reserve(rows);
+  for (hsize_t r = 0; r < rows; r += block) {
+    const auto values = h5::read_block<T>(set, r, std::min(block, rows - r), column, 1);
+    out.insert(out.end(), values.begin(), values.end());
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string group_name(std::size_t cell) { return fmt::format("cells/{:04}", cell); }
+
+std::string now_utc() {
+  const std::time_t t = std::time(nullptr);
+  std::tm tm{};
+  gmtime_r(&t, &tm);
+  char text[32];
+  std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return text;
+}
+
+std::string canonical_text(const Experiment& experiment) { return experiment.canonical.dump(); }
+
+h5::Handle open_dataset(hid_t parent, const std::string& name) {
+  return h5::Handle(H5Dopen2(parent, name.c_str(), H5P_DEFAULT));
+}
+
+// Writes the whole file in memory (in_memory_access): nothing reaches the
+// disk until it is complete.
+void create_output(const std::filesystem::path& path, const Experiment& experiment,
+                   std::span<const sim::Cell> cells, const sim::Shard& shard) {
+  h5::Handle created(H5Fcreate(path.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, in_memory_access().get()));
+  const auto root = created.get();
+  h5::write_attribute(root, "format", std::string(kFormat));
+  h5::write_attribute(root, "pfmab_version", std::string(PFMAB_VERSION));
+  h5::write_attribute(root, "git_commit", std::string(git_commit()));
+  h5::write_attribute(root, "created", now_utc());
+  h5::write_attribute(root, "seed", experiment.seed);
+  h5::write_attribute(root, "mode", experiment.values.front().word("mode"));
+  h5::write_attribute(root, "replications", experiment.replications);
+  h5::write_attribute(root, "shard", shard.text());
+  h5::write_attribute(root, "source", experiment.source);
+  h5::write_attribute(root, "experiment", experiment.text);
+  h5::write_attribute(root, "experiment_canonical", canonical_text(experiment));
+  std::string keys;
+  for (const auto& parameter : parameters()) {
+    if (parameter.sweeps) keys += (keys.empty() ? "" : ",") + std::string(parameter.key);
+  }
+  h5::write_attribute(root, "sweep_keys", keys);
+  h5::Handle(H5Gcreate2(root, "cells", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT));
+  for (std::size_t c = 0; c < cells.size(); ++c) {
+    create_cell(root, c, cells[c], experiment.values[c], shard.range(experiment.replications));
+  }
+  created.close();  // written: complete on disk
+}
+
+// Opens an existing output to write to it. SWMR-write mode from the open
+// on: a kill at any later moment leaves marks that SWMR readers accept and
+// the next writer clears ("clear_status_flags"; the caller's lock proves
+// nobody else is writing). A writer killed between two flushes may have used
+// space past the end of allocation its superblock records: moving that end
+// to the end of the file, as `h5clear -s -i` does, keeps HDF5 from refusing
+// to read that space or allocating over it.
+h5::Handle open_for_writing(const std::filesystem::path& path) {
+  auto access = latest_format_access();
+  hbool_t clear = true;
+  h5::check(H5Pset(access.get(), "clear_status_flags", &clear), "H5Pset clear_status_flags");
+  const hid_t id = H5Fopen(path.c_str(), H5F_ACC_RDWR | H5F_ACC_SWMR_WRITE, access.get());
+  if (id < 0) {
+    // most often HDF5's file lock, taken by a reader that opened it first
+    throw UserError(fmt::format(
+        "cannot open output '{}' for writing: is another program (h5py, HDFView) holding it "
+        "open? Close it and run again; readers may open it once the run has started",
+        path.string()));
+  }
+  h5::Handle file(id);
+  h5::check(H5Fincrement_filesize(file.get(), 0), "H5Fincrement_filesize");
+  return file;
+}
+
+void record_merge(const std::filesystem::path& path,
+                  std::span<const std::vector<sim::ReplicationRange>> ranges,
+                  const std::string& merged_from) {
+  // Not yet in SWMR mode, which allows no new attributes or datasets.
+  auto access = latest_format_access();
+  hbool_t clear = true;  // a shard killed while writing left its marks
+  h5::check(H5Pset(access.get(), "clear_status_flags", &clear), "H5Pset clear_status_flags");
+  h5::Handle file(H5Fopen(path.c_str(), H5F_ACC_RDWR, access.get()));
+  h5::write_attribute(file.get(), "shard", sim::Shard{}.text());
+  h5::write_attribute(file.get(), "merged", now_utc());
+  h5::write_attribute(file.get(), "merged_from", merged_from);
+  for (std::size_t c = 0; c < ranges.size(); ++c) {
+    h5::Handle group(H5Gopen2(file.get(), group_name(c).c_str(), H5P_DEFAULT));
+    write_ranges(group.get(), ranges[c]);
+  }
+  file.close();
+}
+
+h5::Handle open_for_reading(const std::filesystem::path& path) {
+  return h5::Handle(
+      H5Fopen(path.c_str(), H5F_ACC_RDONLY | H5F_ACC_SWMR_READ, swmr_read_access().get()));
+}
+
+theory::Bounds read_bounds(hid_t group, std::uint64_t horizon) {
+  theory::Bounds b;
+  b.log_horizon = std::log(static_cast<double>(horizon));
+  b.theorem1_constant = h5::read_double_attribute(group, "theorem1_constant");
+  b.corollary1_constant = h5::read_double_attribute(group, "corollary1_constant");
+  b.theorem2_upper = h5::read_double_attribute(group, "theorem2_upper_bound");
+  b.theorem2_note = h5::read_string_attribute(group, "theorem2_note");
+  return b;
+}
+
+std::vector<sim::ReplicationRange> read_ranges(hid_t group) {
+  h5::Handle set(H5Dopen2(group, "replication_ranges", H5P_DEFAULT));
+  const auto pairs = h5::read_block<std::uint64_t>(set.get(), 0, h5::dims(set.get())[0], 0, 2);
+  std::vector<sim::ReplicationRange> ranges;
+  for (std::size_t i = 0; i + 1 < pairs.size(); i += 2) ranges.push_back({pairs[i], pairs[i + 1]});
+  return ranges;
+}
+
+std::uint64_t read_done(hid_t group) {
+  return h5::read_block<std::uint64_t>(open_dataset(group, "replications_done").get(), 0, 1)[0];
+}
+
+void write_done(hid_t group, std::uint64_t done) {
+  h5::overwrite(open_dataset(group, "replications_done").get(), std::vector<std::uint64_t>{done});
+}
+
+RowSets::RowSets(hid_t group, std::size_t checkpoints, std::size_t clients)
+    : checkpoints_(checkpoints), clients_(clients) {
+  h5::Handle rows(H5Gopen2(group, "replications", H5P_DEFAULT));
+  const auto access = h5::direct_chunk_access();
+  sim::for_each_column([&](const auto& column) {
+    sets_.emplace_back(H5Dopen2(rows.get(), column.name, access.get()));
+  });
+}
+
+void RowSets::write(const RowBlock& block, hsize_t first) const {
+  auto set = sets_.begin();
+  block.for_each_column([&](const auto& column, const auto& values) {
+    h5::write_rows((set++)->get(), first, columns_of(column, checkpoints_, clients_), values);
+  });
+}
+
+void RowSets::close() {
+  for (auto& set : sets_) set.close();
+}
+
+void RowSets::abandon() {
+  for (auto& set : sets_) set.abandon();
+}
+
+RowBlock read_rows(hid_t group, std::size_t cell, std::size_t checkpoints, std::size_t clients,
+                   std::uint64_t first, std::uint64_t count) {
+  h5::Handle rows(H5Gopen2(group, "replications", H5P_DEFAULT));
+  RowBlock block;
+  block.reset(cell, checkpoints, clients);
+  block.rows = count;
+  sim::for_each_column(block.values, [&](const auto& column, auto& values) {
+    values = h5::read_block<sim::ElementOf<decltype(column)>>(
+        open_dataset(rows.get(), column.name).get(), first, count, 0, block.width(column));
+  });
+  return block;
+}
+
+void truncate_rows(hid_t group, std::uint64_t rows) {
+  h5::Handle sets(H5Gopen2(group, "replications", H5P_DEFAULT));
+  sim::for_each_column(
+      [&](const auto& column) { h5::set_rows(open_dataset(sets.get(), column.name).get(), rows); });
+}
+
+std::vector<double> read_series_column(hid_t group, std::size_t series, hsize_t rows,
+                                       hsize_t column) {
+  std::vector<double> values;
+  sim::for_each_column([&](const auto& c) {
+    if (c.name != std::string_view(CellSummary::kSeries[series])) return;
+    const auto set = open_dataset(group, std::string("replications/") + c.name);
+    values = read_column<sim::ElementOf<decltype(c)>>(set.get(), rows, column);
+  });
+  return values;
+}
+
+void write_summary(hid_t group, const std::vector<std::vector<std::vector<double>>>& statistics) {
+  for (std::size_t s = 0; s < CellSummary::kSeries.size(); ++s) {
+    for (std::size_t k = 0; k < CellSummary::kStatistics.size(); ++k) {
+      h5::overwrite(open_dataset(group, fmt::format("summary/{}/{}", CellSummary::kSeries[s],
+                                                    CellSummary::kStatistics[k]))
+                        .get(),
+                    statistics[s][k]);
+    }
+  }
+}
+
+}  // namespace pfmab::io

@@ -1,0 +1,90 @@
+#pragma once
+
+// Where an output holds what (README, "The output file"): the groups,
+// attributes and datasets ResultsWriter creates and fills and ResultsReader
+// reads, and how each of them opens the file.
+
+#include <cstddef>
+#include <cstdint>
+#include <filesystem>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "pfmab/io/experiment.hpp"
+#include "pfmab/io/row_block.hpp"
+#include "pfmab/sim/cell.hpp"
+#include "pfmab/sim/columns.hpp"
+#include "pfmab/sim/shard.hpp"
+#include "pfmab/theory/bounds.hpp"
+
+#include "io/hdf5.hpp"
+
+namespace pfmab::io {
+
+// 2: fidelity mode and the paper's bounds per cell; 3: the algorithm's
+// options per cell, the row datasets without a fill value; 4: shards (the
+// root's shard, each cell's replication_ranges); 5: string attributes
+// stored fixed-length
+inline constexpr const char* kFormat = "pfmab-results-5";
+
+std::string group_name(std::size_t cell);  // cells/NNNN
+std::string canonical_text(const Experiment& experiment);
+std::string now_utc();
+
+h5::Handle open_dataset(hid_t parent, const std::string& name);
+
+// Creates the complete output at `path` (every group, attribute and dataset,
+// no rows), built in memory and written when it is closed.
+void create_output(const std::filesystem::path& path, const Experiment& experiment,
+                   std::span<const sim::Cell> cells, const sim::Shard& shard);
+// Opens an existing output for writing rows under SWMR (UserError if HDF5
+// will not open it).
+h5::Handle open_for_writing(const std::filesystem::path& path);
+// Makes the copy of a shard at `path` a merge whose cells hold `ranges`.
+void record_merge(const std::filesystem::path& path,
+                  std::span<const std::vector<sim::ReplicationRange>> ranges,
+                  const std::string& merged_from);
+// Opens an output to read it, also while a writer appends to it.
+h5::Handle open_for_reading(const std::filesystem::path& path);
+
+theory::Bounds read_bounds(hid_t group, std::uint64_t horizon);
+std::vector<sim::ReplicationRange> read_ranges(hid_t group);
+std::uint64_t read_done(hid_t group);  // replications_done
+void write_done(hid_t group, std::uint64_t done);
+
+// Each column (sim::kColumns) is a dataset under replications/, its rows the
+// replications of the cell's replication_ranges, in order. Its columns in a
+// cell (0: a 1-D dataset).
+template <class Column>
+hsize_t columns_of(const Column& column, hsize_t checkpoints, hsize_t clients) {
+  return column.width == sim::Width::one ? 0 : column.count(checkpoints, clients);
+}
+
+// The column datasets of a cell, open for writing whole chunks of rows.
+class RowSets {
+ public:
+  RowSets(hid_t group, std::size_t checkpoints, std::size_t clients);
+  // The block's rows as rows [first, first + block.rows).
+  void write(const RowBlock& block, hsize_t first) const;
+  void close();
+  // Leaves them open (h5::Handle::abandon): the file is abandoned.
+  void abandon();
+
+ private:
+  std::vector<h5::Handle> sets_;  // in table order
+  hsize_t checkpoints_, clients_;
+};
+
+// Rows [first, first + count) of cell `cell`, whose group is `group`.
+RowBlock read_rows(hid_t group, std::size_t cell, std::size_t checkpoints, std::size_t clients,
+                   std::uint64_t first, std::uint64_t count);
+// Every column dataset of the cell cut to its first `rows` rows.
+void truncate_rows(hid_t group, std::uint64_t rows);
+// Column `column` of the first `rows` rows of CellSummary series `series`.
+std::vector<double> read_series_column(hid_t group, std::size_t series, hsize_t rows,
+                                       hsize_t column);
+// summary/<series>/<statistic>, as CellSummary::statistics gives them.
+void write_summary(hid_t group, const std::vector<std::vector<std::vector<double>>>& statistics);
+
+}  // namespace pfmab::io

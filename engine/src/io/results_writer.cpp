@@ -1,0 +1,328 @@
+#include <algorithm>
+#include <chrono>
+#include <optional>
+#include <utility>
+
+#include <fmt/format.h>
+
+#include "pfmab/io/results_file.hpp"
+#include "pfmab/util/error.hpp"
+
+#include "io/cell_summary.hpp"
+#include "io/hdf5.hpp"
+#include "io/output_file.hpp"
+#include "io/results_layout.hpp"
+
+namespace pfmab::io {
+namespace {
+
+constexpr auto kFlushInterval = std::chrono::milliseconds(500);
+constexpr std::uint64_t kChunkRows = ResultsWriter::kChunkRows;
+
+// Writes a complete new output (every group and dataset, no rows) under a
+// temporary name (NewOutput), then moves it to its own: a kill or a failure
+// while it is being built leaves no half-made output. Returns the lock of the
+// new file.
+OutputLock build_new_output(const OutputTarget& target, const Experiment& experiment,
+                            std::span<const sim::Cell> cells, const sim::Shard& shard) {
+  NewOutput built(target);
+  try {
+    create_output(built.path(), experiment, cells, shard);
+  } catch (const h5::Error& e) {
+    throw SystemError(
+        fmt::format("cannot create output '{}': {}", target.shown.string(), e.what()));
+  }
+  return built.commit();
+}
+
+}  // namespace
+
+// The open output and the rows on their way to it.
+class ResultsWriter::Impl {
+ public:
+  Impl(const std::filesystem::path& path, const Experiment& experiment,
+       std::span<const sim::Cell> cells, bool overwrite, const sim::Shard& shard);
+  Impl(const NewOutput& merged, std::span<const std::vector<sim::ReplicationRange>> ranges,
+       const std::string& merged_from);
+  ~Impl();
+
+  void close();
+  std::size_t cells() const { return written_.size(); }
+  std::size_t checkpoints(std::size_t cell) const { return checkpoints_[cell]; }
+  std::size_t clients(std::size_t cell) const { return clients_[cell]; }
+  std::uint64_t done(std::size_t cell) const {
+    return written_[cell] + (pending_.rows > 0 && pending_.cell == cell ? pending_.rows : 0);
+  }
+  bool resumed() const { return resumed_; }
+  void append(std::size_t cell, const sim::ReplicationResult& result);
+  void append(const RowBlock& block);
+  void flush();
+  void write_summaries();
+
+ private:
+  void open(const std::filesystem::path& path);
+  // Runs `step`; an HDF5 failure in it abandons the file and becomes a
+  // SystemError naming the output.
+  template <class Step>
+  void writing(Step&& step);
+  void write_pending();
+  void write(const RowBlock& block);
+  // The summary being built of `cell`: started, from the rows already in
+  // the file, if it is not the current one.
+  CellSummary& summary_of(std::size_t cell);
+  void summarize(std::size_t cell);
+
+  std::filesystem::path shown_;  // the output's name in messages
+  OutputLock lock_;
+  h5::Handle file_;
+  std::vector<std::string> groups_;       // cells/NNNN
+  std::vector<std::size_t> clients_;      // per cell
+  std::vector<std::size_t> checkpoints_;  // per cell
+  std::vector<std::uint64_t> written_;    // rows in the datasets, per cell
+  std::vector<std::uint64_t> committed_;  // rows recorded in replications_done
+  std::vector<std::uint64_t> expected_;   // rows of a complete cell (its ranges' total)
+  std::vector<bool> summarized_;          // summary datasets written by this writer
+  bool summarize_ = true;                 // not a shard
+  bool resumed_ = false;
+  RowBlock pending_;               // rows appended one by one, not yet written
+  std::size_t row_sets_cell_ = 0;  // the cell whose datasets are open
+  std::optional<RowSets> row_sets_;
+  std::chrono::steady_clock::time_point last_flush_;
+  std::size_t summary_cell_ = 0;
+  std::optional<CellSummary> summary_;
+};
+
+template <class Step>
+void ResultsWriter::Impl::writing(Step&& step) {
+  try {
+    step();
+  } catch (const h5::Error& e) {
+    if (row_sets_) row_sets_->abandon();
+    file_.abandon();
+    throw SystemError(fmt::format("cannot write output '{}': {}", shown_.string(), e.what()));
+  }
+}
+
+ResultsWriter::Impl::Impl(const std::filesystem::path& path, const Experiment& experiment,
+                          std::span<const sim::Cell> cells, bool overwrite, const sim::Shard& shard)
+    : shown_(path) {
+  h5::silence_errors();
+  const auto target = check_output(path, experiment.files);
+  if (target.exists && !overwrite) {
+    {
+      const auto existing = [&] {
+        try {
+          return ResultsReader(path);
+        } catch (const UnreadableOutput& e) {
+          throw UserError(
+              fmt::format("{} (use --overwrite to replace it, or choose another -o)", e.what()));
+        }
+      }();
+      if (existing.attribute("experiment_canonical") != canonical_text(experiment)) {
+        throw UserError(fmt::format(
+            "output '{}' holds the results of a different experiment (from {}, created {}); use "
+            "--overwrite to replace it, or choose another -o",
+            path.string(), existing.attribute("source"), existing.attribute("created")));
+      }
+      if (existing.shard() != shard) {
+        throw UserError(fmt::format(
+            "output '{}' holds shard {} of this experiment, not {}; use --overwrite to replace "
+            "it, or choose another -o",
+            path.string(), existing.shard().text(), shard.text()));
+      }
+      if (existing.partial()) {
+        throw UserError(fmt::format(
+            "output '{}' is a partial merge of this experiment's shards and cannot be continued; "
+            "merge all the shards again, or use --overwrite",
+            path.string()));
+      }
+    }  // closed before it is reopened for writing
+    lock_ = OutputLock(path);
+    resumed_ = true;
+  } else {
+    lock_ = build_new_output(target, experiment, cells, shard);
+  }
+  writing([&] { open(path); });
+}
+
+ResultsWriter::Impl::Impl(const NewOutput& merged,
+                          std::span<const std::vector<sim::ReplicationRange>> ranges,
+                          const std::string& merged_from)
+    : shown_(merged.target().shown) {
+  h5::silence_errors();
+  writing([&] {
+    record_merge(merged.path(), ranges, merged_from);
+    open(merged.path());
+  });
+}
+
+void ResultsWriter::Impl::open(const std::filesystem::path& path) {
+  file_ = open_for_writing(path);
+  summarize_ = sim::Shard{}.text() == h5::read_string_attribute(file_.get(), "shard");
+  const auto cells =
+      nlohmann::json::parse(h5::read_string_attribute(file_.get(), "experiment_canonical"))["cells"]
+          .size();
+  for (std::size_t c = 0; c < cells; ++c) {
+    groups_.push_back(group_name(c));
+    h5::Handle group(H5Gopen2(file_.get(), groups_[c].c_str(), H5P_DEFAULT));
+    clients_.push_back(h5::dims(open_dataset(group.get(), "means").get())[0]);
+    checkpoints_.push_back(h5::dims(open_dataset(group.get(), "checkpoints").get())[0]);
+    expected_.push_back(sim::total(read_ranges(group.get())));
+    const auto done = read_done(group.get());
+    written_.push_back(done);
+    committed_.push_back(done);
+    summarized_.push_back(false);
+    truncate_rows(group.get(), done);  // rows past replications_done may be half-written
+  }
+  last_flush_ = std::chrono::steady_clock::now();
+}
+
+ResultsWriter::Impl::~Impl() {
+  try {
+    if (file_) flush();  // not after a failed write: it abandoned the file
+  } catch (...) {
+    // a destructor must not throw; the rows not committed are redone on resume
+  }
+  row_sets_.reset();
+  file_ = h5::Handle();  // closed before the lock goes
+}
+
+void ResultsWriter::Impl::close() {
+  writing([&] {
+    flush();
+    if (row_sets_) row_sets_->close();
+    row_sets_.reset();
+    file_.close();
+  });
+}
+
+void ResultsWriter::Impl::append(std::size_t cell, const sim::ReplicationResult& result) {
+  writing([&] {
+    if (pending_.rows > 0 && pending_.cell != cell) write_pending();
+    if (pending_.rows == 0) pending_.reset(cell, checkpoints_[cell], clients_[cell]);
+    pending_.append(result);
+    // up to the next chunk boundary, as a WriterThread's blocks are
+    if (done(cell) == expected_[cell] ||
+        pending_.rows == kChunkRows - written_[cell] % kChunkRows) {
+      write_pending();
+    }
+  });
+}
+
+void ResultsWriter::Impl::append(const RowBlock& block) {
+  writing([&] {
+    write_pending();
+    write(block);
+  });
+}
+
+void ResultsWriter::Impl::write_pending() {
+  if (pending_.rows == 0) return;
+  // taken out first: writing may flush, and a flush writes what is pending
+  auto block = std::exchange(pending_, RowBlock{});
+  write(block);
+  pending_ = std::move(block);  // its memory, for the next rows
+  pending_.rows = 0;
+}
+
+void ResultsWriter::Impl::write(const RowBlock& block) {
+  const auto c = block.cell;
+  if (c != row_sets_cell_ || !row_sets_) {
+    row_sets_cell_ = c;
+    row_sets_.reset();
+    h5::Handle group(H5Gopen2(file_.get(), groups_[c].c_str(), H5P_DEFAULT));
+    row_sets_.emplace(group.get(), checkpoints_[c], clients_[c]);
+  }
+  summary_of(c).add(block);
+  row_sets_->write(block, written_[c]);
+  written_[c] += block.rows;
+  if (written_[c] == expected_[c] && summarize_) {
+    // The cell is complete: summarise it now, while the run's later cells are
+    // computed, and readers of the file see it at once.
+    flush();
+    row_sets_.reset();
+    summarize(c);
+  } else if (std::chrono::steady_clock::now() - last_flush_ >= kFlushInterval) {
+    flush();
+  }
+}
+
+void ResultsWriter::Impl::flush() {
+  writing([&] {
+    write_pending();
+    // Rows first, then the counts that make them count: a kill (or a failed
+    // write) between the two flushes leaves rows that resume simply redoes.
+    h5::check(H5Fflush(file_.get(), H5F_SCOPE_GLOBAL), "H5Fflush");
+    for (std::size_t c = 0; c < written_.size(); ++c) {
+      if (committed_[c] == written_[c]) continue;
+      h5::Handle group(H5Gopen2(file_.get(), groups_[c].c_str(), H5P_DEFAULT));
+      write_done(group.get(), written_[c]);
+      committed_[c] = written_[c];
+    }
+    h5::check(H5Fflush(file_.get(), H5F_SCOPE_GLOBAL), "H5Fflush");
+    last_flush_ = std::chrono::steady_clock::now();
+  });
+}
+
+CellSummary& ResultsWriter::Impl::summary_of(std::size_t cell) {
+  if (summary_ && summary_cell_ == cell) return *summary_;
+  // The rows an earlier run wrote, replayed in order: the summary is then
+  // the one an uninterrupted run builds.
+  summary_.emplace(checkpoints_[cell], expected_[cell]);
+  summary_cell_ = cell;
+  h5::Handle group(H5Gopen2(file_.get(), groups_[cell].c_str(), H5P_DEFAULT));
+  for (std::uint64_t first = 0; first < written_[cell]; first += kChunkRows) {
+    summary_->add(read_rows(group.get(), cell, checkpoints_[cell], clients_[cell], first,
+                            std::min<std::uint64_t>(kChunkRows, written_[cell] - first)));
+  }
+  return *summary_;
+}
+
+void ResultsWriter::Impl::summarize(std::size_t cell) {
+  h5::Handle group(H5Gopen2(file_.get(), groups_[cell].c_str(), H5P_DEFAULT));
+  const auto rows = written_[cell];
+  const auto statistics = summary_of(cell).statistics([&](std::size_t series, std::size_t column) {
+    return read_series_column(group.get(), series, rows, column);
+  });
+  summary_.reset();
+  write_summary(group.get(), statistics);
+  h5::check(H5Fflush(file_.get(), H5F_SCOPE_GLOBAL), "H5Fflush");
+  summarized_[cell] = true;
+}
+
+void ResultsWriter::Impl::write_summaries() {
+  writing([&] {
+    flush();
+    row_sets_.reset();
+    for (std::size_t c = 0; c < written_.size(); ++c) {
+      if (written_[c] == expected_[c] && summarize_ && !summarized_[c]) summarize(c);
+    }
+  });
+}
+
+ResultsWriter::ResultsWriter(const std::filesystem::path& path, const Experiment& experiment,
+                             std::span<const sim::Cell> cells, bool overwrite,
+                             const sim::Shard& shard)
+    : impl_(std::make_unique<Impl>(path, experiment, cells, overwrite, shard)) {}
+
+ResultsWriter::ResultsWriter(const NewOutput& merged,
+                             std::span<const std::vector<sim::ReplicationRange>> ranges,
+                             const std::string& merged_from)
+    : impl_(std::make_unique<Impl>(merged, ranges, merged_from)) {}
+
+ResultsWriter::~ResultsWriter() = default;
+
+void ResultsWriter::close() { impl_->close(); }
+std::size_t ResultsWriter::cells() const { return impl_->cells(); }
+std::size_t ResultsWriter::checkpoints(std::size_t cell) const { return impl_->checkpoints(cell); }
+std::size_t ResultsWriter::clients(std::size_t cell) const { return impl_->clients(cell); }
+std::uint64_t ResultsWriter::done(std::size_t cell) const { return impl_->done(cell); }
+bool ResultsWriter::resumed() const { return impl_->resumed(); }
+void ResultsWriter::append(std::size_t cell, const sim::ReplicationResult& result) {
+  impl_->append(cell, result);
+}
+void ResultsWriter::append(const RowBlock& block) { impl_->append(block); }
+void ResultsWriter::flush() { impl_->flush(); }
+void ResultsWriter::write_summaries() { impl_->write_summaries(); }
+
+}  // namespace pfmab::io
