@@ -2,8 +2,12 @@
 
 #include <algorithm>
 #include <cmath>
+#include <stdexcept>
 
 namespace pfmab::rng {
+
+void refuse_rewards(const char* what) { throw std::invalid_argument(what); }
+
 namespace {
 
 // The first time s at which a Brownian motion with variance sigma^2 per unit
