@@ -37,9 +37,12 @@ namespace {
 
 // Calls draw(i) once per pull of run.arms[i], in the run's slot order,
 // looking for a stop request every 2^16 pulls or so (between chunks, so the
-// loops that draw are as tight as without it).
+// loops that draw are as tight as without it). Always inlined: called out of
+// line, it reaches the tallies and the stream through the closure, and
+// reloads them every round (5% more time at 2 arms).
 template <class Draw>
-void for_each_pull(const Run& run, const StopToken& stop, Draw&& draw) {
+[[gnu::always_inline]] inline void for_each_pull(const Run& run, const StopToken& stop,
+                                                 Draw&& draw) {
   constexpr std::uint64_t pulls_per_look = std::uint64_t{1} << 16;
   const std::size_t n = run.arms.size();
   const std::uint64_t rounds_per_look = std::max<std::uint64_t>(1, pulls_per_look / n);
