@@ -1,6 +1,6 @@
 // The authors'-code waiting in the aggregated mode rests on one sampler:
 // the first pull at which a Gaussian random walk goes below 0, drawn exactly
-// in O(log n) steps (sim::first_passage_below_zero). Here it is compared,
+// in O(log n) steps (rng::first_passage_below_zero). Here it is compared,
 // as a distribution, with the walk itself drawn step by step.
 //
 // Sampling: 20000 draws per method and setting, from independent streams.
@@ -12,7 +12,7 @@
 // make a family-wise false rejection at most 1% for a correct sampler. The
 // seeds are fixed, so the test is deterministic; every p-value is printed.
 // Power: a negative control (a drift 0.02 off) must be rejected.
-#include "pfmab/sim/waiting.hpp"
+#include "pfmab/rng/reward_sampler.hpp"
 
 #include <algorithm>
 #include <cstdint>
@@ -27,7 +27,7 @@
 
 #include "two_sample.hpp"
 
-namespace pfmab::sim {
+namespace pfmab::rng {
 namespace {
 
 constexpr double kLevel = 1e-3;
@@ -158,4 +158,4 @@ TEST(FirstPassage, WithoutNoiseItIsTheLine) {
 }
 
 }  // namespace
-}  // namespace pfmab::sim
+}  // namespace pfmab::rng

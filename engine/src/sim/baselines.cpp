@@ -11,7 +11,7 @@
 #include <oneapi/tbb/task_group.h>
 #include <pcg_random.hpp>
 
-#include "pfmab/rng/samplers.hpp"
+#include "pfmab/rng/reward_sampler.hpp"
 #include "pfmab/rng/streams.hpp"
 #include "pfmab/sim/trajectory.hpp"
 
@@ -25,46 +25,12 @@ double bonus_scale(const model::RewardFamily& rewards) {
   return rewards.kind == model::RewardKind::gaussian ? rewards.sigma : 1.0;
 }
 
-// One reward of client m's arm, drawn as explore_per_pull draws one pull:
-// mu + sigma Z.
-class GaussianRewards {
- public:
-  GaussianRewards(const model::Instance& instance, std::size_t client)
-      : means_(instance.local_means(client)), sigma_(instance.rewards().sigma) {}
-  double operator()(pcg32& stream, std::size_t arm) {
-    return means_[arm] + sigma_ * normal_(stream);
-  }
-
- private:
-  std::span<const double> means_;
-  double sigma_;
-  rng::UnitNormal normal_;
-};
-
-// ... and a Bernoulli one: one 32-bit draw against the arm's threshold.
-class BernoulliRewards {
- public:
-  BernoulliRewards(const model::Instance& instance, std::size_t client) {
-    for (const double mu : instance.local_means(client)) {
-      thresholds_.push_back(rng::bernoulli_threshold(mu));
-    }
-  }
-  double operator()(pcg32& stream, std::size_t arm) const {
-    return std::uint64_t{stream()} < thresholds_[arm] ? 1.0 : 0.0;
-  }
-
- private:
-  std::vector<std::uint64_t> thresholds_;
-};
-
-// Calls play with the tag of the instance's reward drawer, so that the
-// per-pull loops are compiled once per reward family, without a branch.
-template <class Play>
-decltype(auto) with_rewards(const model::Instance& instance, Play&& play) {
-  if (instance.rewards().kind == model::RewardKind::gaussian) {
-    return play(std::type_identity<GaussianRewards>{});
-  }
-  return play(std::type_identity<BernoulliRewards>{});
+// Client m's rewards, one sampler per arm.
+template <class Rewards>
+std::vector<Rewards> client_rewards(const model::Instance& instance, std::size_t client) {
+  std::vector<Rewards> rewards;
+  for (const double mu : instance.local_means(client)) rewards.emplace_back(mu, instance.rewards());
+  return rewards;
 }
 
 // The arm maximising means[k] + bonus * roots[k], lowest index on ties.
@@ -111,7 +77,7 @@ void play_local_ucb(const Cell& cell, std::size_t m, pcg32 stream, std::span<std
   const std::size_t clients = instance.clients(), arms = instance.arms();
   const auto& checkpoints = cell.checkpoints();
   const double scale = bonus_scale(instance.rewards());
-  Rewards reward(instance, m);
+  const auto rewards = client_rewards<Rewards>(instance, m);
   // per arm: n_k, s_k, s_k / n_k, sqrt(1 / n_k): sqrt(2 log t / n_k) is then
   // one product per arm, with the log taken once per slot
   std::vector<std::uint64_t> pulls(arms, 0);
@@ -124,7 +90,7 @@ void play_local_ucb(const Cell& cell, std::size_t m, pcg32 stream, std::span<std
             ? static_cast<std::uint32_t>(t - 1)  // each arm once, in index order
             : ucb_argmax(means.data(), roots.data(), arms,
                          scale * std::sqrt(2.0 * std::log(static_cast<double>(t))), indices.data());
-    sums[arm] += reward(stream, arm);
+    sums[arm] += rewards[arm].draw(stream);
     const auto n = static_cast<double>(++pulls[arm]);
     means[arm] = sums[arm] / n;
     roots[arm] = std::sqrt(1.0 / n);
@@ -164,7 +130,8 @@ class CentralizedUcb {
         stale_(arms_, false) {
     for (std::size_t m = 0; m < clients_; ++m) {
       streams_.push_back(rng::make_stream({seed, cell.index(), replication, m}));
-      rewards_.emplace_back(cell.instance(), m);
+      const auto own = client_rewards<Rewards>(cell.instance(), m);
+      rewards_.insert(rewards_.end(), own.begin(), own.end());
     }
   }
 
@@ -191,7 +158,7 @@ class CentralizedUcb {
  private:
   void pull(std::size_t m, std::uint32_t arm) {
     const std::size_t i = m * arms_ + arm;
-    sums_[i] += rewards_[m](streams_[m], arm);
+    sums_[i] += rewards_[i].draw(streams_[m]);
     const auto n = static_cast<double>(++pulls_[i]);
     means_[i] = sums_[i] / n;
     inverse_[i] = 1.0 / n;
@@ -225,7 +192,7 @@ class CentralizedUcb {
   double own_;
   double scale_;
   std::vector<pcg32> streams_;
-  std::vector<Rewards> rewards_;
+  std::vector<Rewards> rewards_;  // per (client, arm), row-major
   Trajectory trajectory_;
   std::vector<std::uint32_t> played_;  // this slot's arm per client
   // per (client, arm), row-major: T_{k,m}, s_{k,m}, s / T, 1 / T, the mixed
@@ -251,7 +218,7 @@ ReplicationResult run_local_ucb(const Cell& cell, std::uint64_t seed, std::uint6
     tbb::task_group tasks;
     for (std::size_t m = 0; m < instance.clients(); ++m) {
       tasks.run([&, m] {
-        with_rewards(instance, [&]<class Rewards>(std::type_identity<Rewards>) {
+        rng::with_rewards(instance.rewards(), [&]<class Rewards>(std::type_identity<Rewards>) {
           play_local_ucb<Rewards>(cell, m, rng::make_stream({seed, cell.index(), replication, m}),
                                   counts, stop);
         });
@@ -267,7 +234,8 @@ ReplicationResult run_local_ucb(const Cell& cell, std::uint64_t seed, std::uint6
 
 ReplicationResult run_centralized_ucb(const Cell& cell, std::uint64_t seed,
                                       std::uint64_t replication, const StopToken& stop) {
-  return with_rewards(cell.instance(), [&]<class Rewards>(std::type_identity<Rewards>) {
+  const auto& family = cell.instance().rewards();
+  return rng::with_rewards(family, [&]<class Rewards>(std::type_identity<Rewards>) {
     return CentralizedUcb<Rewards>(cell, seed, replication, stop).run();
   });
 }

@@ -15,10 +15,11 @@ namespace pfmab::rng {
 using UnitNormal = boost::random::normal_distribution<double>;
 
 // Bernoulli(mu) in one 32-bit draw: success when u < round(mu 2^32). Exact
-// for mu = 0 and mu = 1, within 2^-33 of mu otherwise.
-inline std::uint64_t bernoulli_threshold(double mu) {
-  return static_cast<std::uint64_t>(std::llround(std::ldexp(mu, 32)));
-}
+// for mu = 0 and mu = 1, within 2^-33 of mu otherwise. Out of line and
+// declared const (libm's rounding may set errno, which keeps an inline call
+// alive), so that the threshold of a sampler that only draws sums
+// (BernoulliRewards::sum_of, the aggregated mode) is never computed.
+[[gnu::const]] std::uint64_t bernoulli_threshold(double mu);
 
 // A pcg32 seen as a 64-bit engine, two draws per output: Boost's samplers
 // turn one engine output into a uniform, which from 32 bits would resolve

@@ -24,25 +24,16 @@ namespace pfmab::sim {
 // aggregated: the same law in O(log slots) draws per change of arm. Only the
 // arm played moves its value, so the question after each change is when its
 // running mean first drops below the level at which the next best would
-// win: for Gaussian rewards, the first passage of a random walk below a
-// line, sampled exactly as a Brownian motion observed at whole pulls
-// (endpoint, then midpoints of Brownian bridges, conditioned on whether the
-// path dips below the line); for Bernoulli rewards, Binomial jumps of as
-// many pulls as no run of failures could cross, then single pulls near it.
+// win, which the arm's reward sampler answers (until_below_zero in
+// rng/reward_sampler.hpp): for Gaussian rewards, the first passage of a
+// random walk below a line, sampled exactly as a Brownian motion observed at
+// whole pulls (endpoint, then midpoints of Brownian bridges, conditioned on
+// whether the path dips below the line); for Bernoulli rewards, Binomial
+// jumps of as many pulls as no run of failures could cross, then single
+// pulls near it.
 void wait_exploiting(Fidelity fidelity, const model::Instance& instance, std::size_t client,
                      pcg32& stream, algorithms::PfUcbClient& state, double alpha,
                      std::uint64_t slots, std::vector<Segment>& played,
                      const StopToken& stop = {});
-
-// The first pull n in [1, length] at which a Gaussian random walk from
-// `start` >= 0 with steps N(drift, sigma^2) is below 0, and its value then;
-// or {0, value at `length`} if it stays at or above 0. Exact in law (the
-// walk is a Brownian motion seen at whole times). Exposed for its tests.
-struct FirstPassage {
-  std::uint64_t step = 0;  // 0: none within the length
-  double value = 0.0;      // of the walk at `step`, or at `length`
-};
-FirstPassage first_passage_below_zero(pcg32& stream, double start, double drift, double sigma,
-                                      std::uint64_t length);
 
 }  // namespace pfmab::sim
