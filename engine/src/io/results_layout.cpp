@@ -50,8 +50,8 @@ h5::Handle swmr_read_access() {
   return access;
 }
 
-// The paper's theory for a cell, as attributes of its group (README, "The
-// output file"): written once, when the output is created.
+// The paper's theory for a cell, as attributes of its group
+// (docs/outputs.md): written once, when the output is created.
 void write_bounds(hid_t group, const theory::Bounds& b) {
   h5::write_attribute(group, "theorem1_constant", b.theorem1_constant);
   h5::write_attribute(group, "theorem1_lower_bound", b.theorem1_lower());

@@ -1,6 +1,6 @@
 #pragma once
 
-// Where an output holds what (README, "The output file"): the groups,
+// Where an output holds what (docs/outputs.md): the groups,
 // attributes and datasets ResultsWriter creates and fills and ResultsReader
 // reads, and how each of them opens the file.
 

@@ -28,7 +28,7 @@ namespace h5 {
 class Handle;
 }
 
-// The HDF5 output of a run (layout in README.md, "The output file"): root
+// The HDF5 output of a run (layout in docs/outputs.md): root
 // attributes for provenance, then cells/NNNN/ per cell with its parameters,
 // means, checkpoints, the replications its rows hold (replication_ranges:
 // [0, R) for a whole run, the shard's share for a shard), per-replication

@@ -10,7 +10,7 @@
 namespace pfmab::io {
 
 // Consecutive replications of one cell laid out as the output file stores
-// them (README, "The output file"): for each column (sim::kColumns), its
+// them (docs/outputs.md): for each column (sim::kColumns), its
 // rows one after another. A run's sink copies each result into a block; the
 // writer thread summarises the block and hands each column's rows to HDF5
 // as they are. A block is reused: once grown to the largest cell, filling it

@@ -89,7 +89,7 @@ struct Column {
   }
 };
 
-// Every per-replication output, once (README, "The output file"). The row
+// Every per-replication output, once (docs/outputs.md). The row
 // blocks, the output file's datasets (their names, shapes and types), its
 // reader and writer, the summaries, shard merges and the test fixtures
 // iterate this table; adding a column is adding a line.

@@ -12,7 +12,7 @@
 
 namespace pfmab::sim {
 
-// How an exploration run's rewards are drawn (DESIGN section 4). PF-UCB
+// How an exploration run's rewards are drawn (docs/fidelity.md). PF-UCB
 // reads only each arm's reward sum at the end of a phase, so both modes give
 // every decision, and so every series, the same distribution.
 enum class Fidelity {

@@ -10,7 +10,7 @@
 
 namespace pfmab::sim {
 
-// What one replication reports (DESIGN section 3). The output of each field
+// What one replication reports (docs/internals.md, "What a replication reports"). The output of each field
 // is declared in kColumns (columns.hpp).
 struct ReplicationResult {
   Series series;                            // on the cell's checkpoint grid

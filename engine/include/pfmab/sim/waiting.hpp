@@ -14,7 +14,7 @@
 
 namespace pfmab::sim {
 
-// The authors'-code waiting (client.py; DESIGN section 6): for `slots`
+// The authors'-code waiting (client.py; docs/internals.md, "The authors' code"): for `slots`
 // slots client `client` plays, chosen again after every pull, the argmax over
 // all arms of alpha s_k / T_k + (1 - alpha) mu_bar_k (its fixed arm, once it
 // has one), and every reward feeds s and T. Appends what it played to
