@@ -89,6 +89,11 @@ struct Column {
   }
 };
 
+// Deduces a column's types from its field (clang 15, of the fuzz build,
+// deduces no aggregate's template arguments by itself).
+template <class Owner, class Field>
+Column(const char*, Field Owner::*, Width, Summary) -> Column<Owner, Field>;
+
 // Every per-replication output, once (docs/outputs.md). The row
 // blocks, the output file's datasets (their names, shapes and types), its
 // reader and writer, the summaries, shard merges and the test fixtures
