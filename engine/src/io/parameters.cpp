@@ -13,6 +13,7 @@
 #include "pfmab/model/limits.hpp"
 #include "pfmab/model/mixed_model.hpp"
 #include "pfmab/model/reward_family.hpp"
+#include "pfmab/sim/cell.hpp"
 #include "pfmab/sim/exploration.hpp"
 #include "pfmab/util/error.hpp"
 #include "pfmab/util/excerpt.hpp"
@@ -31,12 +32,8 @@ void check_sigma(const Value& v) {
 }
 void check_algorithm(const Value& v) { algorithms::parse_algorithm_kind(word_of(v)); }
 void check_preset(const Value& v) { algorithms::parse_preset(word_of(v)); }
-void check_horizon(const Value& v) {
-  if (std::get<std::uint64_t>(v) < 1) throw UserError("horizon T must be at least 1 slot");
-}
-void check_comm_cost(const Value& v) {
-  limits::check(real_of(v), "communication cost C", limits::comm_cost);
-}
+void check_horizon(const Value& v) { sim::validate_horizon(std::get<std::uint64_t>(v)); }
+void check_comm_cost(const Value& v) { sim::validate_comm_cost(real_of(v)); }
 void check_schedule(const Value& v) { algorithms::parse_schedule_kind(word_of(v)); }
 void check_lambda(const Value& v) {
   algorithms::validate({algorithms::ScheduleKind::constant, real_of(v), 1.0});
