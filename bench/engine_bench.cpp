@@ -246,8 +246,8 @@ void BM_AuthorsCode_Gaussian(benchmark::State& state) {
   spec.instance = synthetic_instance(RewardKind::gaussian);
   spec.alpha = 0.5;
   spec.horizon = 1'000'000;
-  spec.params.preset = pfmab::algorithms::Preset::authors_code;
-  spec.params.confidence_constant = 1.0;
+  spec.algorithm = pfmab::algorithms::pf_ucb(
+      {.confidence_constant = 1.0, .preset = pfmab::algorithms::Preset::authors_code});
   spec.fidelity =
       state.range(0) == 0 ? pfmab::sim::Fidelity::per_pull : pfmab::sim::Fidelity::aggregated;
   replications(state, pfmab::sim::Cell(spec, 0));

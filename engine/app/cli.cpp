@@ -10,6 +10,7 @@
 
 #include <fmt/format.h>
 
+#include "pfmab/algorithms/registry.hpp"
 #include "pfmab/io/experiment.hpp"
 #include "pfmab/io/merge.hpp"
 #include "pfmab/io/progress.hpp"
@@ -30,6 +31,11 @@ extern "C" void request_stop(int) { stop_requested.store(true); }
 
 std::string help_of(const io::Parameter& parameter) {
   std::string help(parameter.help);
+  if (parameter.key == "algorithm.name") {  // every registered one
+    for (const auto& entry : algorithms::registered_algorithms()) {
+      help += fmt::format("{} {}", help.ends_with(':') ? "" : ",", entry.name);
+    }
+  }
   if (parameter.sweeps && parameter.type != io::ValueType::means) help += " (a comma list sweeps)";
   if (!parameter.fallback.empty()) help += fmt::format(" [{}]", parameter.fallback);
   return help;

@@ -76,11 +76,11 @@ std::vector<Cell> synthetic_cells(std::uint64_t horizon, Fidelity fidelity) {
   variant.horizon = horizon;
   variant.fidelity = fidelity;
   auto authors = variant;
-  authors.params.preset = algorithms::Preset::authors_code;
-  authors.params.confidence_constant = 1.0;
+  authors.algorithm = algorithms::pf_ucb(
+      {.confidence_constant = 1.0, .preset = algorithms::Preset::authors_code});
   cells.emplace_back(authors, cells.size());
   auto enhanced = variant;
-  enhanced.algorithm = algorithms::AlgorithmKind::pf_ucb_enhanced;
+  enhanced.algorithm = algorithms::pf_ucb({.enhanced = true});
   cells.emplace_back(enhanced, cells.size());
   auto partial = variant;
   partial.participation.probability = 0.6;

@@ -301,9 +301,7 @@ TEST_F(ResultsRoundTrip, EveryFieldReadBackEqualsWhatWasWritten) {
     EXPECT_EQ(stored.mode, "aggregated");
     EXPECT_EQ(stored.rewards, "gaussian");
     // the theory, as computed for the cell
-    const auto bounds =
-        theory::compute_bounds(cells_[c].instance(), cells_[c].measured(), cells_[c].rule(),
-                               cells_[c].horizon(), cells_[c].spec().comm_cost);
+    const auto bounds = cells_[c].algorithm().bounds(cells_[c]);
     EXPECT_GT(bounds.theorem1_constant, 0.0);
     EXPECT_EQ(stored.bounds.theorem1_constant, bounds.theorem1_constant);
     EXPECT_EQ(stored.bounds.corollary1_constant, bounds.corollary1_constant);

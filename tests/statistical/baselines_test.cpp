@@ -12,7 +12,7 @@
 // 0.4625 (7) and 0.5 (8). Client m's local best arm is also its mixed-optimal
 // arm exactly when alpha >= 0.704 (client 0: alpha + 0.25 (1 - alpha) >=
 // 0.9 alpha + 0.4875 (1 - alpha); clients 1-3 need no more).
-#include "pfmab/sim/baselines.hpp"
+#include "pfmab/algorithms/baselines.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -27,14 +27,13 @@
 #include "pfmab/model/means_table.hpp"
 #include "pfmab/sim/runner.hpp"
 
+#include "fixtures.hpp"
 #include "run_cli.hpp"
 
 namespace pfmab::sim {
 namespace {
 
-using algorithms::AlgorithmKind;
-
-std::vector<Cell> synthetic_cells(AlgorithmKind algorithm, const std::vector<double>& alphas,
+std::vector<Cell> synthetic_cells(std::string_view algorithm, const std::vector<double>& alphas,
                                   std::uint64_t horizon) {
   const auto table = model::read_means_csv(testing::shared_data("synthetic_4x9.csv"));
   const auto instance = std::make_shared<const model::Instance>(table, model::RewardFamily{});
@@ -42,7 +41,7 @@ std::vector<Cell> synthetic_cells(AlgorithmKind algorithm, const std::vector<dou
   for (const double alpha : alphas) {
     CellSpec spec;
     spec.instance = instance;
-    spec.algorithm = algorithm;
+    spec.algorithm = testing::algorithm_named(algorithm);
     spec.alpha = alpha;
     spec.horizon = horizon;
     spec.comm_cost = 1.0;
@@ -100,7 +99,7 @@ Decade decade_of(const Cell& cell, const std::vector<ReplicationResult>& results
   d.slope = mean_of(results, [&](const ReplicationResult& r) {
     return (r.series.regret.back() - r.series.regret[i]) / static_cast<double>(horizon - first);
   });
-  std::cout << "[ baseline ] " << algorithms::to_string(cell.spec().algorithm) << " alpha "
+  std::cout << "[ baseline ] " << cell.algorithm().name() << " alpha "
             << cell.spec().alpha << ": R(" << first << ") = " << d.first.mean << " +- "
             << d.first.standard_error << ", R(" << horizon << ") = " << d.last.mean << " +- "
             << d.last.standard_error << " (SE), growth " << d.growth() << ", slope " << d.slope.mean
@@ -149,7 +148,7 @@ double z_of(const Mean& a, const Mean& b) {
 // and a sublinear regret would take the slope towards 0.
 TEST(LocalUcbRegret, LinearInTWhereTheLocalBestIsNotMixedOptimal) {
   const std::vector<double> alphas{0.0, 0.5};
-  const auto cells = synthetic_cells(AlgorithmKind::local_ucb, alphas, 100'000);
+  const auto cells = synthetic_cells("local-ucb", alphas, 100'000);
   const auto results = run(cells, 2021, 100);
   for (std::size_t a = 0; a < alphas.size(); ++a) {
     SCOPED_TRACE(alphas[a]);
@@ -181,9 +180,9 @@ TEST(LocalUcbRegret, LinearInTWhereTheLocalBestIsNotMixedOptimal) {
 //   at f(p) = 2^p log T, is still in its exploration phases at 1e5.
 TEST(LocalUcbRegret, LogarithmicAndBelowPfUcbWhereTheLocalBestIsMixedOptimal) {
   const std::vector<double> alphas{0.9, 1.0};
-  const auto cells = synthetic_cells(AlgorithmKind::local_ucb, alphas, 100'000);
+  const auto cells = synthetic_cells("local-ucb", alphas, 100'000);
   const auto results = run(cells, 99, 100);
-  const auto pf_cells = synthetic_cells(AlgorithmKind::pf_ucb, alphas, 100'000);
+  const auto pf_cells = synthetic_cells("pf-ucb", alphas, 100'000);
   const auto pf_results = run(pf_cells, 100, 100);  // another seed: independent
   for (std::size_t a = 0; a < alphas.size(); ++a) {
     SCOPED_TRACE(alphas[a]);
@@ -233,10 +232,10 @@ TEST(CentralizedUcbRegret, SublinearAndBelowPfUcbWhereItsIndexConverges) {
   for (const Case c : {Case{0.0, 1'000'000, 40, 3.0}, Case{0.9, 100'000, 100, 2.0},
                        Case{1.0, 100'000, 100, 2.0}}) {
     SCOPED_TRACE(c.alpha);
-    const auto cells = synthetic_cells(AlgorithmKind::centralized_ucb, {c.alpha}, c.horizon);
+    const auto cells = synthetic_cells("centralized-ucb", {c.alpha}, c.horizon);
     const auto d = decade_of(cells[0], run(cells, 7, c.replications)[0]);
     EXPECT_LE(d.growth(), c.most_growth);
-    const auto pf_cells = synthetic_cells(AlgorithmKind::pf_ucb, {c.alpha}, c.horizon);
+    const auto pf_cells = synthetic_cells("pf-ucb", {c.alpha}, c.horizon);
     const auto pf = decade_of(pf_cells[0], run(pf_cells, 8, c.replications)[0]);
     EXPECT_GT(z_of(d.last, pf.last), 5.0);
   }

@@ -38,15 +38,15 @@ TEST(Enhancement, RegretAgainstPlainPfUcbOnTheEnhancementInstance) {
       model::read_means_csv(testing::shared_data("enhancement_4x9.csv")), model::RewardFamily{});
   std::vector<Cell> cells;
   for (const auto preset : {algorithms::Preset::paper, algorithms::Preset::authors_code}) {
-    for (const auto kind :
-         {algorithms::AlgorithmKind::pf_ucb, algorithms::AlgorithmKind::pf_ucb_enhanced}) {
+    for (const bool enhanced : {false, true}) {
       CellSpec spec;
       spec.instance = instance;
       spec.alpha = 0.5;
       spec.horizon = 500'000;
-      spec.algorithm = kind;
-      spec.params.preset = preset;
-      spec.params.confidence_constant = preset == algorithms::Preset::paper ? 4.0 : 1.0;
+      spec.algorithm = algorithms::pf_ucb(
+          {.confidence_constant = preset == algorithms::Preset::paper ? 4.0 : 1.0,
+           .preset = preset,
+           .enhanced = enhanced});
       cells.emplace_back(spec, cells.size());
     }
   }

@@ -83,8 +83,8 @@ std::vector<Sample> run_mode(const std::vector<Setting>& settings, Fidelity fide
     spec.instance = settings[i].instance;
     spec.alpha = settings[i].alpha;
     spec.horizon = settings[i].horizon;
-    spec.params.confidence_constant = settings[i].confidence_constant;
-    spec.params.preset = settings[i].preset;
+    spec.algorithm = algorithms::pf_ucb(
+        {.confidence_constant = settings[i].confidence_constant, .preset = settings[i].preset});
     spec.fidelity = fidelity;
     cells.emplace_back(spec, i);
   }

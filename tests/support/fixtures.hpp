@@ -6,10 +6,13 @@
 #include <cmath>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <gtest/gtest.h>
 
+#include "pfmab/algorithms/baselines.hpp"
+#include "pfmab/algorithms/pf_ucb.hpp"
 #include "pfmab/model/instance.hpp"
 #include "pfmab/model/means_table.hpp"
 #include "pfmab/sim/columns.hpp"
@@ -31,6 +34,13 @@ inline std::shared_ptr<const model::Instance> instance_of(std::vector<std::vecto
 inline std::shared_ptr<const model::Instance> synthetic_instance(model::RewardFamily rewards = {}) {
   return std::make_shared<const model::Instance>(
       model::read_means_csv(shared_data("synthetic_4x9.csv")), rewards);
+}
+
+// A built-in algorithm with its default options, by its registered name.
+inline sim::AlgorithmChoice algorithm_named(std::string_view name) {
+  if (name == "local-ucb") return algorithms::local_ucb();
+  if (name == "centralized-ucb") return algorithms::centralized_ucb();
+  return algorithms::pf_ucb({.enhanced = name == "pf-ucb-enhanced"});
 }
 
 // numpy's default quantile (type 7) from a full sort: the reference.

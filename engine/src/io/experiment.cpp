@@ -10,8 +10,8 @@
 
 #include <fmt/format.h>
 
-#include "pfmab/algorithms/algorithm.hpp"
-#include "pfmab/algorithms/pf_ucb.hpp"
+#include "pfmab/algorithms/participation.hpp"
+#include "pfmab/algorithms/registry.hpp"
 #include "pfmab/model/limits.hpp"
 #include "pfmab/model/means_table.hpp"
 #include "pfmab/util/checked.hpp"
@@ -55,47 +55,6 @@ void check_sweep_size(const Experiment& experiment, const std::vector<std::size_
   }
 }
 
-// One value of `parameter` written as its flag takes it, checked.
-Value parse_value(const Parameter& parameter, std::string_view text) {
-  Value value;
-  switch (parameter.type) {
-    case ValueType::real:
-      value = parse_real(text, parameter.key);
-      break;
-    case ValueType::whole: {
-      const auto whole = parse_count(text, parameter.key);
-      if (whole < parameter.least) {
-        throw UserError(fmt::format("must be at least {} (got {})", parameter.least, whole));
-      }
-      if (whole > parameter.most) {
-        throw UserError(fmt::format("must be at most {} (got {})", parameter.most, whole));
-      }
-      value = whole;
-      break;
-    }
-    case ValueType::word:
-      value = std::string(text);
-      break;
-    case ValueType::means:
-      throw std::logic_error("means are read by parse_flag");
-  }
-  if (parameter.check) parameter.check(value);
-  return value;
-}
-
-// A sweeping parameter's list, or another's one value, from its default.
-std::vector<Value> default_values(const Parameter& parameter) {
-  if (parameter.fallback.empty()) return {std::monostate{}};
-  std::vector<Value> values;
-  std::string_view rest = parameter.fallback;
-  while (true) {
-    const auto comma = rest.find(',');
-    values.push_back(parse_value(parameter, rest.substr(0, comma)));
-    if (comma == std::string_view::npos) return values;
-    rest.remove_prefix(comma + 1);
-  }
-}
-
 // Renders the overrides as TOML, for the record of what the run was given.
 std::string render(const std::vector<FlagValues>& overrides) {
   std::ostringstream out;
@@ -117,19 +76,12 @@ class CellBuilder {
     sim::CellSpec spec;
     spec.instance = instance(v);
     spec.instance_name = v.means().name;
-    spec.algorithm = parse_algorithm_kind(v.word("algorithm.name"));
+    const auto& entry = find_algorithm(v.word("algorithm.name"));
+    spec.algorithm = [&entry, v](const sim::CellContext& cell) { return entry.configure(v, cell); };
     spec.alpha = v.real("alpha");
     spec.algorithm_alpha = v.real("algorithm.alpha");
     spec.horizon = v.whole("horizon");
     spec.comm_cost = v.real("comm_cost");
-    auto& params = spec.params;
-    params.preset = parse_preset(v.word("algorithm.preset"));
-    params.schedule = {parse_schedule_kind(v.word("algorithm.schedule")),
-                       v.real("algorithm.lambda"), v.real("algorithm.schedule_factor")};
-    params.confidence_constant = v.real("algorithm.confidence_constant");
-    params.log_term =
-        v.word("algorithm.log_term") == "T" ? LogTerm::horizon : LogTerm::clients_horizon;
-    params.lengths = parse_lengths(v.word("algorithm.lengths"));
     spec.participation = {
         v.has("participation.probability") ? v.real("participation.probability") : 1.0,
         v.has("participation.clients")
@@ -163,11 +115,39 @@ class CellBuilder {
       instances_;
 };
 
-// How a cell is named in a message about it.
-std::string describe(std::size_t index, const sim::CellSpec& spec) {
-  return fmt::format("cell {} ({}, alpha {}, horizon {}, schedule {})", index,
-                     algorithms::to_string(spec.algorithm), spec.alpha, spec.horizon,
-                     algorithms::to_string(spec.params.schedule.kind));
+// How a cell is named in a message about it: with its schedule if its
+// algorithm has one.
+std::string describe(std::size_t index, const CellValues& values) {
+  const auto& algorithm = values.word("algorithm.name");
+  auto named = fmt::format("cell {} ({}, alpha {}, horizon {}", index, algorithm,
+                           values.real("alpha"), values.whole("horizon"));
+  if (algorithms::owner_of("algorithm.schedule") == algorithms::find_algorithm(algorithm).options) {
+    named += fmt::format(", schedule {}", values.word("algorithm.schedule"));
+  }
+  return named + ")";
+}
+
+// A value as a message shows it: a word as it is written.
+std::string shown(const Value& value) {
+  if (const auto* word = std::get_if<std::string>(&value)) return *word;
+  return to_json(value).dump();
+}
+
+// Refuses a value other than its default for an option the cell's algorithm
+// does not have (another algorithm's), the same way for every algorithm.
+void check_options(const CellValues& values) {
+  const auto& algorithm = algorithms::find_algorithm(values.word("algorithm.name"));
+  const auto all = parameters();
+  for (std::size_t i = 0; i < all.size(); ++i) {
+    const auto* owner = algorithms::owner_of(all[i].key);
+    if (!owner || owner == algorithm.options) continue;
+    const auto fallback = all[i].fallback.empty() && all[i].derive ? all[i].derive(values.all())
+                                                                    : default_values(all[i]).front();
+    if (values.all()[i] == fallback) continue;
+    throw UserError(fmt::format("{} '{}' is {}'s; {} has none (use '{}' or leave it out)",
+                                all[i].name(), shown(values.all()[i]), owner->owner, algorithm.name,
+                                shown(fallback)));
+  }
 }
 
 }  // namespace
@@ -291,12 +271,13 @@ Experiment load_experiment(const std::optional<std::filesystem::path>& file,
       }
     }
     CellValues cell(std::move(values));
-    auto spec = builder.spec(cell);
+    auto spec = builder.spec(cell);  // the instance's errors name where its means were given
     const auto index = experiment.cells.size();
     try {
-      experiment.cells.emplace_back(spec, index);  // every combined constraint
+      check_options(cell);
+      experiment.cells.emplace_back(std::move(spec), index);  // every combined constraint
     } catch (const UserError& e) {
-      throw UserError(fmt::format("{}: {}: {}", shown_source, describe(index, spec), e.what()));
+      throw UserError(fmt::format("{}: {}: {}", shown_source, describe(index, cell), e.what()));
     }
     experiment.canonical["cells"].push_back(cell.to_json());
     experiment.values.push_back(std::move(cell));

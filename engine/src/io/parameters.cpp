@@ -7,9 +7,8 @@
 
 #include <fmt/format.h>
 
-#include "pfmab/algorithms/algorithm.hpp"
-#include "pfmab/algorithms/pf_ucb.hpp"
-#include "pfmab/algorithms/schedule.hpp"
+#include "pfmab/algorithms/participation.hpp"
+#include "pfmab/algorithms/registry.hpp"
 #include "pfmab/model/limits.hpp"
 #include "pfmab/model/mixed_model.hpp"
 #include "pfmab/model/reward_family.hpp"
@@ -17,6 +16,7 @@
 #include "pfmab/sim/exploration.hpp"
 #include "pfmab/util/error.hpp"
 #include "pfmab/util/excerpt.hpp"
+#include "pfmab/util/parse.hpp"
 
 namespace pfmab::io {
 namespace {
@@ -30,37 +30,15 @@ void check_rewards(const Value& v) { model::parse_reward_kind(word_of(v)); }
 void check_sigma(const Value& v) {
   model::RewardFamily{model::RewardKind::gaussian, real_of(v)}.validate();
 }
-void check_algorithm(const Value& v) { algorithms::parse_algorithm_kind(word_of(v)); }
-void check_preset(const Value& v) { algorithms::parse_preset(word_of(v)); }
+void check_algorithm(const Value& v) { algorithms::find_algorithm(word_of(v)); }
 void check_horizon(const Value& v) { sim::validate_horizon(std::get<std::uint64_t>(v)); }
 void check_comm_cost(const Value& v) { sim::validate_comm_cost(real_of(v)); }
-void check_schedule(const Value& v) { algorithms::parse_schedule_kind(word_of(v)); }
-void check_lambda(const Value& v) {
-  algorithms::validate({algorithms::ScheduleKind::constant, real_of(v), 1.0});
-}
-void check_schedule_factor(const Value& v) {
-  algorithms::validate({algorithms::ScheduleKind::doubling, 1.0, real_of(v)});
-}
-void check_confidence_constant(const Value& v) {
-  algorithms::validate_confidence_constant(real_of(v));
-}
-void check_log_term(const Value& v) {
-  if (word_of(v) != "T" && word_of(v) != "MT") {
-    throw UserError(fmt::format("'{}' is not T (log T) or MT (log(MT))", excerpt(word_of(v))));
-  }
-}
-void check_lengths(const Value& v) { algorithms::parse_lengths(word_of(v)); }
 void check_probability(const Value& v) {
   algorithms::validate(algorithms::Participation{real_of(v), std::nullopt}, 1);
 }
 void check_aggregate(const Value& v) { algorithms::parse_aggregation(word_of(v)); }
 void check_mode(const Value& v) { sim::parse_fidelity(word_of(v)); }
 
-// Absent: each preset's own, 4 for the paper and 1 for the authors' code.
-Value derive_confidence_constant(std::span<const Value> cell) {
-  const auto preset = algorithms::parse_preset(word_of(cell[index_of("algorithm.preset")]));
-  return preset == algorithms::Preset::authors_code ? 1.0 : 4.0;
-}
 // Absent: the measured alpha (the algorithm is not mis-specified).
 Value derive_algorithm_alpha(std::span<const Value> cell) { return cell[index_of("alpha")]; }
 // Absent: every client, unless S is given.
@@ -79,82 +57,71 @@ using enum ValueType;
 // default member initializers, which is what they are for.
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wmissing-field-initializers"
-const std::array<Parameter, 23> table{{
-    {.key = "instance.means", .flags = "--means", .type = means, .sweeps = true,
+const std::array<Parameter, 16> engine_table{{
+    {.key = "instance.means", .order = 10, .flags = "--means", .type = means, .sweeps = true,
      .help = "local means: a CSV file (a row per client, a column per arm; '#' comments) or a "
              "matrix",
      .record_name = "means"},
-    {.key = "instance.rewards", .flags = "--rewards", .type = word, .fallback = "gaussian",
+    {.key = "instance.rewards", .order = 20, .flags = "--rewards", .type = word, .fallback = "gaussian",
      .sweeps = true, .help = "reward family: gaussian or bernoulli", .check = check_rewards},
-    {.key = "instance.sigma", .flags = "--sigma", .type = real, .fallback = "1", .sweeps = true,
+    {.key = "instance.sigma", .order = 30, .flags = "--sigma", .type = real, .fallback = "1", .sweeps = true,
      .help = "Gaussian reward standard deviation (0: noiseless)", .check = check_sigma},
-    {.key = "algorithm.name", .flags = "--algorithm", .type = word, .fallback = "pf-ucb",
-     .sweeps = true, .help = "pf-ucb, pf-ucb-enhanced, local-ucb, centralized-ucb",
+    {.key = "algorithm.name", .order = 40, .flags = "--algorithm", .type = word, .fallback = "pf-ucb",
+     .sweeps = true, .help = "the algorithm:",
      .check = check_algorithm, .record_name = "algorithm"},
-    {.key = "algorithm.preset", .flags = "--preset", .type = word, .fallback = "paper",
-     .sweeps = true,
-     .help = "PF-UCB's rules: paper (Algorithm 1) or authors-code (the authors' published code)",
-     .check = check_preset},
-    {.key = "alpha", .flags = "--alpha", .type = real, .fallback = "0,0.2,0.5,0.9,1",
+    {.key = "alpha", .order = 60, .flags = "--alpha", .type = real, .fallback = "0,0.2,0.5,0.9,1",
      .sweeps = true, .help = "personalisation weight(s) the regret is measured with",
      .check = check_alpha},
-    {.key = "algorithm.alpha", .flags = "--algorithm-alpha", .type = real, .sweeps = true,
+    {.key = "algorithm.alpha", .order = 70, .flags = "--algorithm-alpha", .type = real, .sweeps = true,
      .help = "the alpha the algorithm runs with, if not --alpha (mis-specified)",
      .check = check_alpha, .derive = derive_algorithm_alpha, .record_name = "algorithm_alpha"},
-    {.key = "horizon", .flags = "--horizon,-T", .type = whole, .fallback = "1e6", .sweeps = true,
+    {.key = "horizon", .order = 80, .flags = "--horizon,-T", .type = whole, .fallback = "1e6", .sweeps = true,
      .help = "horizon T in slots (1e6 is fine)", .most = limits::max_horizon,
      .check = check_horizon},
-    {.key = "comm_cost", .flags = "--comm-cost,-C", .type = real, .fallback = "1", .sweeps = true,
+    {.key = "comm_cost", .order = 90, .flags = "--comm-cost,-C", .type = real, .fallback = "1", .sweeps = true,
      .help = "C: regret per client per exchange (2 exchanges per client per phase)",
      .check = check_comm_cost},
-    {.key = "algorithm.schedule", .flags = "--schedule", .type = word, .fallback = "doubling-log",
-     .sweeps = true,
-     .help = "f(p): doubling-log (2^p log T), constant (lambda), constant-log (lambda log T), "
-             "doubling (2^p)",
-     .check = check_schedule},
-    {.key = "algorithm.lambda", .flags = "--lambda", .type = real, .fallback = "1", .sweeps = true,
-     .help = "lambda of the constant schedules", .check = check_lambda},
-    {.key = "algorithm.schedule_factor", .flags = "--schedule-factor", .type = real,
-     .fallback = "1", .sweeps = true, .help = "a factor multiplying f(p)",
-     .check = check_schedule_factor},
-    {.key = "algorithm.confidence_constant", .flags = "--confidence-constant", .type = real,
-     .sweeps = true, .help = "c_B in B_p = sqrt(c_B L / (M F(p))): 4, or 1 with authors-code",
-     .check = check_confidence_constant, .derive = derive_confidence_constant},
-    {.key = "algorithm.log_term", .flags = "--log-term", .type = word, .fallback = "T",
-     .sweeps = true, .help = "L in B_p: T (log T) or MT (log(MT))", .check = check_log_term},
-    {.key = "algorithm.lengths", .flags = "--lengths", .type = word, .fallback = "paper",
-     .sweeps = true, .help = "exploration lengths: paper or large-m (Sec. 4 remark)",
-     .check = check_lengths},
-    {.key = "participation.probability", .flags = "--participation", .type = real,
+    {.key = "participation.probability", .order = 160, .flags = "--participation", .type = real,
      .sweeps = true, .help = "q: each client takes part in a phase with probability q",
      .check = check_probability, .derive = derive_probability,
      .record_name = "participation_probability"},
-    {.key = "participation.clients", .flags = "--participants", .type = whole, .sweeps = true,
+    {.key = "participation.clients", .order = 170, .flags = "--participants", .type = whole, .sweeps = true,
      .help = "S: exactly S clients take part in each phase", .least = 1,
      .record_name = "participation_clients"},
-    {.key = "participation.aggregate", .flags = "--aggregate", .type = word, .fallback = "latest",
+    {.key = "participation.aggregate", .order = 180, .flags = "--aggregate", .type = word, .fallback = "latest",
      .sweeps = true,
      .help = "under partial participation the server averages: latest (every client's last "
              "report) or participants (this phase's only)",
      .check = check_aggregate, .record_name = "participation_aggregate"},
-    {.key = "seed", .flags = "--seed", .type = whole, .fallback = "1", .of_cell = false,
+    {.key = "seed", .order = 190, .flags = "--seed", .type = whole, .fallback = "1", .of_cell = false,
      .help = "master seed"},
-    {.key = "replications", .flags = "--replications,-R", .type = whole, .fallback = "100",
+    {.key = "replications", .order = 200, .flags = "--replications,-R", .type = whole, .fallback = "100",
      .of_cell = false, .help = "replications per cell", .least = 1},
-    {.key = "mode", .flags = "--mode", .type = word, .fallback = "aggregated",
+    {.key = "mode", .order = 210, .flags = "--mode", .type = word, .fallback = "aggregated",
      .help = "aggregated (one draw per arm and run, cost independent of T) or per-pull (one draw "
              "per pull)",
      .check = check_mode},
-    {.key = "checkpoints.log_points", .type = whole, .fallback = "40",
+    {.key = "checkpoints.log_points", .order = 220, .type = whole, .fallback = "40",
      .help = "log-spaced slots at which the series are recorded", .most = max_points},
-    {.key = "checkpoints.linear_points", .type = whole, .fallback = "20",
+    {.key = "checkpoints.linear_points", .order = 230, .type = whole, .fallback = "20",
      .help = "evenly spaced slots at which the series are recorded", .most = max_points},
 }};
 #pragma GCC diagnostic pop
 
 }  // namespace
 
-std::span<const Parameter> parameters() { return table; }
+std::span<const Parameter> parameters() {
+  static const std::vector<Parameter> all = [] {
+    std::vector<Parameter> v(engine_table.begin(), engine_table.end());
+    for (const auto* group : algorithms::option_groups()) {
+      v.insert(v.end(), group->parameters.begin(), group->parameters.end());
+    }
+    std::stable_sort(v.begin(), v.end(),
+                     [](const Parameter& a, const Parameter& b) { return a.order < b.order; });
+    return v;
+  }();
+  return all;
+}
 
 std::string_view Parameter::name() const {
   if (!record_name.empty()) return record_name;
@@ -163,15 +130,55 @@ std::string_view Parameter::name() const {
 }
 
 const Parameter* find_parameter(std::string_view key) {
-  const auto found = std::find_if(table.begin(), table.end(),
-                                  [&](const Parameter& p) { return p.key == key; });
-  return found == table.end() ? nullptr : &*found;
+  const auto all = parameters();
+  const auto found =
+      std::find_if(all.begin(), all.end(), [&](const Parameter& p) { return p.key == key; });
+  return found == all.end() ? nullptr : &*found;
 }
 
 std::size_t index_of(std::string_view key) {
   const auto* parameter = find_parameter(key);
   if (!parameter) throw std::logic_error(fmt::format("no parameter '{}'", key));
-  return static_cast<std::size_t>(parameter - table.data());
+  return static_cast<std::size_t>(parameter - parameters().data());
+}
+
+Value parse_value(const Parameter& parameter, std::string_view text) {
+  Value value;
+  switch (parameter.type) {
+    case ValueType::real:
+      value = parse_real(text, parameter.key);
+      break;
+    case ValueType::whole: {
+      const auto whole = parse_count(text, parameter.key);
+      if (whole < parameter.least) {
+        throw UserError(fmt::format("must be at least {} (got {})", parameter.least, whole));
+      }
+      if (whole > parameter.most) {
+        throw UserError(fmt::format("must be at most {} (got {})", parameter.most, whole));
+      }
+      value = whole;
+      break;
+    }
+    case ValueType::word:
+      value = std::string(text);
+      break;
+    case ValueType::means:
+      throw std::logic_error("means are read by parse_flag");
+  }
+  if (parameter.check) parameter.check(value);
+  return value;
+}
+
+std::vector<Value> default_values(const Parameter& parameter) {
+  if (parameter.fallback.empty()) return {std::monostate{}};
+  std::vector<Value> values;
+  std::string_view rest = parameter.fallback;
+  while (true) {
+    const auto comma = rest.find(',');
+    values.push_back(parse_value(parameter, rest.substr(0, comma)));
+    if (comma == std::string_view::npos) return values;
+    rest.remove_prefix(comma + 1);
+  }
 }
 
 nlohmann::json to_json(const Value& value) {
@@ -209,7 +216,7 @@ Value value_from_json(const Parameter& parameter, const nlohmann::json& json,
 }
 
 CellValues::CellValues(std::vector<Value> values) : values_(std::move(values)) {
-  if (values_.size() != table.size()) throw std::logic_error("a cell needs every parameter");
+  if (values_.size() != parameters().size()) throw std::logic_error("a cell needs every parameter");
 }
 
 const GivenMeans& CellValues::means() const {
@@ -218,6 +225,7 @@ const GivenMeans& CellValues::means() const {
 
 nlohmann::json CellValues::to_json() const {
   auto out = nlohmann::json::object();
+  const auto table = parameters();
   for (std::size_t i = 0; i < table.size(); ++i) {
     if (table[i].of_cell) out[std::string(table[i].name())] = io::to_json(values_[i]);
   }
@@ -226,9 +234,15 @@ nlohmann::json CellValues::to_json() const {
 
 CellValues CellValues::from_json(const nlohmann::json& json, const std::string& means_name) {
   CellValues cell;
+  const auto table = parameters();
   for (std::size_t i = 0; i < table.size(); ++i) {
     if (!table[i].of_cell) continue;
-    cell.values_[i] = value_from_json(table[i], json.at(std::string(table[i].name())), means_name);
+    // A record written before the parameter existed (an option of an
+    // algorithm added since) holds its default.
+    const auto found = json.find(std::string(table[i].name()));
+    cell.values_[i] = found != json.end()
+                          ? value_from_json(table[i], *found, means_name)
+                          : default_values(table[i]).front();
   }
   return cell;
 }

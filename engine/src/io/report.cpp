@@ -17,10 +17,10 @@ CellReport describe(const sim::Cell& cell, const CellValues& values, std::uint64
   d.clients = cell.instance().clients();
   d.arms = cell.instance().arms();
   d.horizon = cell.horizon();
-  d.schedule = algorithms::describe(cell.spec().params.schedule);
+  d.schedule = cell.algorithm().schedule();
   d.rewards = model::to_string(cell.instance().rewards().kind);
-  d.mode = sim::to_string(sim::drawn_fidelity(cell.spec()));
-  d.bounds = sim::bounds_of(cell);
+  d.mode = sim::to_string(cell.drawn_fidelity());
+  d.bounds = cell.algorithm().bounds(cell);
   d.requested = requested;
   return d;
 }

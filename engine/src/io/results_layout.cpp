@@ -106,15 +106,14 @@ void create_cell(hid_t file, std::size_t index, const sim::Cell& cell, const Cel
                  sim::ReplicationRange range) {
   const auto name = group_name(index);
   h5::Handle group(H5Gcreate2(file, name.c_str(), H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT));
-  const auto& spec = cell.spec();
   h5::write_attribute(group.get(), "index", std::uint64_t{index});
   write_values(group.get(), values);
   // how its rewards are drawn, which for a baseline is not the mode asked
-  h5::write_attribute(group.get(), "mode", std::string(sim::to_string(sim::drawn_fidelity(spec))));
-  h5::write_attribute(group.get(), "schedule_formula", algorithms::describe(spec.params.schedule));
+  h5::write_attribute(group.get(), "mode", std::string(sim::to_string(cell.drawn_fidelity())));
+  h5::write_attribute(group.get(), "schedule_formula", cell.algorithm().schedule());
   h5::write_attribute(group.get(), "clients", std::uint64_t{cell.instance().clients()});
   h5::write_attribute(group.get(), "arms", std::uint64_t{cell.instance().arms()});
-  write_bounds(group.get(), sim::bounds_of(cell));
+  write_bounds(group.get(), cell.algorithm().bounds(cell));
 
   const auto m = cell.instance().clients(), k = cell.instance().arms();
   std::vector<double> means;

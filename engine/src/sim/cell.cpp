@@ -11,10 +11,6 @@
 
 namespace pfmab::sim {
 
-Fidelity drawn_fidelity(algorithms::AlgorithmKind algorithm, Fidelity mode) {
-  return algorithms::is_pf_ucb(algorithm) ? mode : Fidelity::per_pull;
-}
-
 void validate_horizon(std::uint64_t horizon) {
   if (horizon < 1) throw UserError("horizon T must be at least 1 slot");
   if (horizon > limits::max_horizon) {
@@ -40,22 +36,7 @@ CellSpec validated(CellSpec spec) {
         spec.horizon));
   }
   validate_comm_cost(spec.comm_cost);
-  using namespace algorithms;
-  spec.params.enhanced = spec.algorithm == AlgorithmKind::pf_ucb_enhanced;
-  if (!is_pf_ucb(spec.algorithm)) {
-    const auto name = to_string(spec.algorithm);
-    if (spec.params.preset != Preset::paper) {
-      throw UserError(fmt::format("the preset '{}' is PF-UCB's; {} has none (use 'paper')",
-                                  to_string(spec.params.preset), name));
-    }
-    if (spec.params.lengths != Lengths::paper) {
-      throw UserError(fmt::format("the exploration lengths '{}' are PF-UCB's; {} has none",
-                                  to_string(spec.params.lengths), name));
-    }
-    if (!spec.participation.full(spec.instance->clients())) {
-      throw UserError(fmt::format("partial participation is PF-UCB's; {} has every client", name));
-    }
-  }
+  model::validate_alpha(spec.algorithm_alpha.value_or(spec.alpha));
   validate(spec.participation, spec.instance->clients());
   return spec;
 }
@@ -66,30 +47,26 @@ Cell::Cell(CellSpec spec, std::uint64_t index)
     : spec_(validated(std::move(spec))),
       index_(index),
       measured_(*spec_.instance, spec_.alpha),
-      rule_(spec_.params, spec_.algorithm_alpha.value_or(spec_.alpha), spec_.instance->clients(),
-            spec_.horizon),
+      algorithm_(spec_.algorithm({*spec_.instance, algorithm_alpha(), spec_.horizon})),
       checkpoints_(checkpoint_grid(spec_.horizon, spec_.checkpoints.log_points,
-                                   spec_.checkpoints.linear_points)) {}
-
-theory::Bounds bounds_of(const Cell& cell) {
-  using namespace algorithms;
-  const auto& spec = cell.spec();
-  std::string inapplicable;
-  if (spec.algorithm == AlgorithmKind::pf_ucb_enhanced) {
-    inapplicable = "Theorem 2 bounds plain PF-UCB; the enhanced lengths are not analysed (Sec. 6)";
-  } else if (!is_pf_ucb(spec.algorithm)) {
-    inapplicable = fmt::format("Theorem 2 bounds PF-UCB, not {}", to_string(spec.algorithm));
-  } else if (spec.params.preset != Preset::paper) {
-    inapplicable = "Theorem 2 is stated for Algorithm 1, not the authors' code";
-  } else if (spec.params.lengths != Lengths::paper) {
-    inapplicable = "Theorem 2 is stated for the lengths of Sec. 4, not the large-M ones";
-  } else if (!spec.participation.full(cell.instance().clients())) {
-    inapplicable = "Theorem 2 is stated for every client in every phase";
-  } else if (cell.algorithm_alpha() != spec.alpha) {
-    inapplicable = "Theorem 2 is stated for the algorithm's alpha equal to the measured one";
+                                   spec_.checkpoints.linear_points)) {
+  if (algorithm_->protocol() != Protocol::phased &&
+      !spec_.participation.full(instance().clients())) {
+    throw UserError(fmt::format(
+        "partial participation is PF-UCB's and other phased algorithms'; {} decides every slot, "
+        "with every client",
+        algorithm_->name()));
   }
-  return theory::compute_bounds(cell.instance(), cell.measured(), cell.rule(), cell.horizon(),
-                                spec.comm_cost, inapplicable);
+}
+
+Fidelity Cell::drawn_fidelity() const {
+  return algorithm_->protocol() == Protocol::slot_by_slot ? Fidelity::per_pull : spec_.fidelity;
+}
+
+theory::Bounds Algorithm::bounds(const Cell& cell) const {
+  return theory::compute_bounds(cell.instance(), cell.measured(), nullptr, cell.horizon(),
+                                cell.spec().comm_cost,
+                                fmt::format("Theorem 2 bounds PF-UCB, not {}", name()));
 }
 
 }  // namespace pfmab::sim

@@ -2,9 +2,7 @@
 
 #include <algorithm>
 
-#include "pfmab/sim/baselines.hpp"
 #include "pfmab/sim/columns.hpp"
-#include "pfmab/sim/pf_ucb_replication.hpp"
 
 namespace pfmab::sim {
 
@@ -18,14 +16,7 @@ void ReplicationResult::add_to(Digest& digest) const {
 
 ReplicationResult run_replication(const Cell& cell, std::uint64_t seed, std::uint64_t replication,
                                   const StopToken& stop) {
-  switch (cell.spec().algorithm) {
-    case algorithms::AlgorithmKind::local_ucb:
-      return run_local_ucb(cell, seed, replication, stop);
-    case algorithms::AlgorithmKind::centralized_ucb:
-      return run_centralized_ucb(cell, seed, replication, stop);
-    default:
-      return run_pf_ucb(cell, seed, replication, stop);
-  }
+  return cell.algorithm().replicate(cell, seed, replication, stop);
 }
 
 }  // namespace pfmab::sim

@@ -80,7 +80,8 @@ void Run::add_pulls(std::uint64_t elapsed, std::uint64_t* per_arm) const {
 }
 
 std::uint64_t ClientPlay::slots() const {
-  std::uint64_t total = saturating_add(global.slots(), local.slots());
+  std::uint64_t total = 0;
+  for (const auto& run : runs) total = saturating_add(total, run.slots());
   for (const auto& s : waiting) total = saturating_add(total, s.slots);
   return total;
 }
@@ -90,9 +91,9 @@ void Trajectory::add_pulls(std::span<const ClientPlay> plays, std::uint64_t elap
   for (std::size_t m = 0; m < clients_; ++m) {
     auto* per_arm = counts.data() + m * arms_;
     std::uint64_t left = elapsed;
-    for (const Run* run : {&plays[m].global, &plays[m].local}) {
-      const std::uint64_t taken = std::min(left, run->slots());
-      run->add_pulls(taken, per_arm);
+    for (const auto& run : plays[m].runs) {
+      const std::uint64_t taken = std::min(left, run.slots());
+      run.add_pulls(taken, per_arm);
       left -= taken;
     }
     for (const auto& segment : plays[m].waiting) {

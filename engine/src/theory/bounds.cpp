@@ -8,6 +8,8 @@
 
 #include <fmt/format.h>
 
+#include "pfmab/algorithms/pf_ucb.hpp"
+
 namespace pfmab::theory {
 namespace {
 
@@ -35,7 +37,7 @@ double kl_shifted(const model::RewardFamily& family, double mu, double shift) {
 }
 
 Bounds compute_bounds(const model::Instance& instance, const model::MixedModel& mixed,
-                      const algorithms::PfUcbRule& rule, std::uint64_t horizon, double comm_cost,
+                      const algorithms::PfUcbRule* rule, std::uint64_t horizon, double comm_cost,
                       const std::string& theorem2_inapplicable) {
   const std::size_t clients = instance.clients(), arms = instance.arms();
   const double m_count = static_cast<double>(clients), alpha = mixed.alpha();
@@ -77,18 +79,18 @@ Bounds compute_bounds(const model::Instance& instance, const model::MixedModel& 
   }
 
   // Theorem 2, Eqn. (10).
-  const auto& params = rule.params();
-  if (!theorem2_inapplicable.empty()) {
+  if (!rule || !theorem2_inapplicable.empty()) {
     b.theorem2_upper = nan;
     b.theorem2_note = theorem2_inapplicable;
     return b;
   }
+  const auto& params = rule->params();
   if (params.confidence_constant != 4.0 || params.log_term != algorithms::LogTerm::horizon) {
     b.theorem2_upper = nan;
     b.theorem2_note = "Theorem 2 is stated for c_B = 4 and L = log T";
     return b;
   }
-  const auto& schedule = rule.schedule();
+  const auto& schedule = rule->schedule();
   // p'_{k,m}: the first phase with M F(p) >= 64 log T / Delta'^2 (Eqn. (9))
   auto first_phase = [&](double gap) -> std::optional<std::uint64_t> {
     const double target = 64.0 * b.log_horizon / (gap * gap);
@@ -119,7 +121,7 @@ Bounds compute_bounds(const model::Instance& instance, const model::MixedModel& 
   std::vector<double> global(arms, 0.0);
   for (std::size_t k = 0; k < arms; ++k) {
     for (std::uint64_t p = 1; p <= arm_phase[k]; ++p) {
-      global[k] += static_cast<double>(rule.global_rounds(p));
+      global[k] += static_cast<double>(rule->global_rounds(p));
     }
   }
   double bound = 0.0;
@@ -130,7 +132,7 @@ Bounds compute_bounds(const model::Instance& instance, const model::MixedModel& 
       const double gap = mixed.gap(m, k);
       double local = 0.0, exploit = 0.0;
       for (std::uint64_t p = 1; p <= phase[m * arms + k]; ++p) {
-        const auto n_l = static_cast<double>(rule.local_rounds(p));  // ceil(alpha M f(p))
+        const auto n_l = static_cast<double>(rule->local_rounds(p));  // ceil(alpha M f(p))
         local += n_l;
         // P'_{k,m}(p) = exp(-Delta'^2 M F(p-1) / 4)
         exploit +=

@@ -47,8 +47,8 @@ TEST_F(ExperimentFile, DefaultsAreThePapersSyntheticSetting) {
   EXPECT_EQ(e.cells[2].spec().alpha, 0.5);
   EXPECT_EQ(e.cells[0].spec().horizon, 1'000'000u);
   EXPECT_EQ(e.cells[0].spec().comm_cost, 1.0);
-  EXPECT_EQ(e.cells[0].spec().params.confidence_constant, 4.0);
-  EXPECT_EQ(e.cells[0].spec().params.schedule.kind, algorithms::ScheduleKind::doubling_log);
+  EXPECT_EQ(e.values[0].real("algorithm.confidence_constant"), 4.0);
+  EXPECT_EQ(e.values[0].word("algorithm.schedule"), "doubling-log");
   EXPECT_EQ(e.cells[0].spec().instance->clients(), 4u);
   EXPECT_EQ(e.cells[0].spec().checkpoints.log_points, 40u);
 }
@@ -93,9 +93,9 @@ TEST_F(ExperimentFile, OverridesReplaceTheFilesValues) {
   ASSERT_EQ(e.cells.size(), 1u);
   EXPECT_EQ(e.cells[0].spec().alpha, 1.0);
   EXPECT_EQ(e.seed, 99u);
-  EXPECT_EQ(e.cells[0].spec().params.confidence_constant, 1.0);
+  EXPECT_EQ(e.values[0].real("algorithm.confidence_constant"), 1.0);
   // the file's other values in the same table stay
-  EXPECT_EQ(e.cells[0].spec().params.schedule.kind, algorithms::ScheduleKind::doubling);
+  EXPECT_EQ(e.values[0].word("algorithm.schedule"), "doubling");
   EXPECT_NE(e.text.find("command-line overrides"), std::string::npos);
 }
 

@@ -1,7 +1,7 @@
 // Unit tests of the baselines (local-ucb, centralized-ucb): hand-computed
 // trajectories on noiseless games, a plain UCB1 on the same streams, what
 // they report, and determinism.
-#include "pfmab/sim/baselines.hpp"
+#include "pfmab/algorithms/baselines.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -31,13 +31,11 @@ namespace {
 using testing::instance_of;
 using testing::synthetic_instance;
 
-using algorithms::AlgorithmKind;
-
-CellSpec spec_of(std::shared_ptr<const model::Instance> instance, AlgorithmKind algorithm,
+CellSpec spec_of(std::shared_ptr<const model::Instance> instance, std::string_view algorithm,
                  double alpha, std::uint64_t horizon) {
   CellSpec s;
   s.instance = std::move(instance);
-  s.algorithm = algorithm;
+  s.algorithm = testing::algorithm_named(algorithm);
   s.alpha = alpha;
   s.horizon = horizon;
   return s;
@@ -57,7 +55,7 @@ std::uint64_t digest_of(const ReplicationResult& r) {
 //                        c1 [0.25, 0.75, 0]  gaps [0.5, 0, 0.75]
 // Checkpoints at every slot of T = 10.
 struct BaselinesNoiseless : ::testing::Test {
-  static CellSpec spec(AlgorithmKind algorithm, std::uint64_t horizon = 10) {
+  static CellSpec spec(std::string_view algorithm, std::uint64_t horizon = 10) {
     auto s = spec_of(instance_of({{1, 0, 0}, {0, 1, 0}}, {model::RewardKind::bernoulli, 1.0}),
                      algorithm, 0.5, horizon);
     s.checkpoints = {0, horizon};
@@ -81,9 +79,9 @@ struct BaselinesNoiseless : ::testing::Test {
 //   slot 10: 1 + sqrt(2 ln 10 / 5) = 1.960 > sqrt(2 ln 10 / 2) = 1.517: arm 0
 // Arms per slot, c0 / c1: 0/0 1/1 2/2 0/1 0/1 0/1 0/1 1/0 2/2 0/1.
 TEST_F(BaselinesNoiseless, LocalUcbHandTrajectory) {
-  const Cell cell(spec(AlgorithmKind::local_ucb), 0);
+  const Cell cell(spec("local-ucb"), 0);
   ASSERT_EQ(cell.checkpoints(), (std::vector<std::uint64_t>{1, 2, 3, 4, 5, 6, 7, 8, 9, 10}));
-  const auto r = run_local_ucb(cell, 7, 0);
+  const auto r = run_replication(cell, 7, 0);
   EXPECT_EQ(r.series.regret, cumulative({0.5, 0.5, 1.5, 0, 0, 0, 0, 1, 1.5, 0}));
   // reward 1 for each client on its own best arm
   EXPECT_EQ(r.series.local_reward, cumulative({1, 1, 0, 2, 2, 2, 2, 0, 0, 2}));
@@ -107,8 +105,8 @@ TEST_F(BaselinesNoiseless, LocalUcbHandTrajectory) {
 //   slots 9, 10: c0 arm 0, c1 arm 1 (1.619 against 1.392 and 1.172 at 9).
 // Arms per slot, c0 / c1: 0/0 1/1 2/2 0/1 0/1 0/1 1/0 2/2 0/1 0/1.
 TEST_F(BaselinesNoiseless, CentralizedUcbHandTrajectory) {
-  const Cell cell(spec(AlgorithmKind::centralized_ucb), 0);
-  const auto r = run_centralized_ucb(cell, 7, 0);
+  const Cell cell(spec("centralized-ucb"), 0);
+  const auto r = run_replication(cell, 7, 0);
   EXPECT_EQ(r.series.regret, cumulative({0.5, 0.5, 1.5, 0, 0, 0, 1, 1.5, 0, 0}));
   EXPECT_EQ(r.series.local_reward, cumulative({1, 1, 0, 2, 2, 2, 0, 0, 2, 2}));
   EXPECT_EQ(r.fixed_arm, (std::vector<std::int32_t>{0, 1}));
@@ -117,7 +115,7 @@ TEST_F(BaselinesNoiseless, CentralizedUcbHandTrajectory) {
 TEST_F(BaselinesNoiseless, InitialRoundOnlyAndMostPulledArmTies) {
   // T = 2 < K: the initial round is cut; T = 3: every arm once, so every
   // client's most pulled arm is a three-way tie, reported as arm 0.
-  for (const auto algorithm : {AlgorithmKind::local_ucb, AlgorithmKind::centralized_ucb}) {
+  for (const std::string_view algorithm : {"local-ucb", "centralized-ucb"}) {
     const auto cut = run_replication(Cell(spec(algorithm, 2), 0), 7, 0);
     EXPECT_EQ(cut.series.regret, (std::vector<double>{0.5, 1.0}));
     const auto r = run_replication(Cell(spec(algorithm, 3), 0), 7, 0);
@@ -136,11 +134,11 @@ TEST_F(BaselinesNoiseless, InitialRoundOnlyAndMostPulledArmTies) {
 // and plays arm 2 from slot 4 on. Slots 1-3 cost (0.125 + 0.625) twice.
 TEST(CentralizedUcb, PoolsEveryClientsSamplesWhereLocalUcbCannot) {
   auto s = spec_of(instance_of({{1, 0, 0.875}, {0, 1, 0.875}}, {model::RewardKind::gaussian, 0.0}),
-                   AlgorithmKind::local_ucb, 0.5, 100);
+                   "local-ucb", 0.5, 100);
   s.checkpoints = {0, 100};
-  const auto local = run_local_ucb(Cell(s, 0), 3, 0);
-  s.algorithm = AlgorithmKind::centralized_ucb;
-  const auto central = run_centralized_ucb(Cell(s, 0), 3, 0);
+  const auto local = run_replication(Cell(s, 0), 3, 0);
+  s.algorithm = algorithms::centralized_ucb();
+  const auto central = run_replication(Cell(s, 0), 3, 0);
   for (std::size_t i = 0; i < 100; ++i) {
     const double t = static_cast<double>(i + 1);
     SCOPED_TRACE(t);
@@ -202,8 +200,8 @@ TEST(LocalUcb, IsUcb1OnEachClientsOwnStream) {
        {model::RewardFamily{model::RewardKind::gaussian, 0.4},
         model::RewardFamily{model::RewardKind::bernoulli, 1.0}}) {
     SCOPED_TRACE(model::to_string(rewards.kind));
-    const Cell cell(spec_of(instance_of(means, rewards), AlgorithmKind::local_ucb, 1.0, 3000), 2);
-    const auto r = run_local_ucb(cell, 11, 5);
+    const Cell cell(spec_of(instance_of(means, rewards), "local-ucb", 1.0, 3000), 2);
+    const auto r = run_replication(cell, 11, 5);
     const auto c0 = reference_ucb1(cell, 11, 5, 0), c1 = reference_ucb1(cell, 11, 5, 1);
     ASSERT_EQ(r.series.regret.size(), c0.size());
     for (std::size_t c = 0; c < c0.size(); ++c) {
@@ -230,12 +228,12 @@ TEST(CentralizedUcb, AtAlphaOneMakesLocalUcbsDecisions) {
   // width its own sqrt(2 ln t / T_{k,m}); same streams, so the same result.
   for (const model::RewardFamily rewards :
        {model::RewardFamily{}, model::RewardFamily{model::RewardKind::bernoulli, 1.0}}) {
-    auto s = spec_of(synthetic_instance(rewards), AlgorithmKind::local_ucb, 1.0, 20'000);
-    const auto local = run_local_ucb(Cell(s, 4), 9, 1);
-    s.algorithm = AlgorithmKind::centralized_ucb;
-    EXPECT_EQ(digest_of(run_centralized_ucb(Cell(s, 4), 9, 1)), digest_of(local));
+    auto s = spec_of(synthetic_instance(rewards), "local-ucb", 1.0, 20'000);
+    const auto local = run_replication(Cell(s, 4), 9, 1);
+    s.algorithm = algorithms::centralized_ucb();
+    EXPECT_EQ(digest_of(run_replication(Cell(s, 4), 9, 1)), digest_of(local));
     s.algorithm_alpha = 0.9;  // the algorithm's alpha, not the measured one, sets w
-    EXPECT_NE(digest_of(run_centralized_ucb(Cell(s, 4), 9, 1)), digest_of(local));
+    EXPECT_NE(digest_of(run_replication(Cell(s, 4), 9, 1)), digest_of(local));
   }
 }
 
@@ -243,9 +241,9 @@ TEST(Baselines, ReportNoCommunicationEveryRewardAndTheMostPulledArm) {
   // On the synthetic game each client's local best is arm m (mean 1, the
   // next 0.9): UCB1 pulls it most. It is mixed-optimal at alpha = 1 and not
   // at alpha = 0.5 (mixed 0.625 against 0.69375 on arm 4 + m for client m < 3).
-  for (const auto algorithm : {AlgorithmKind::local_ucb, AlgorithmKind::centralized_ucb}) {
+  for (const std::string_view algorithm : {"local-ucb", "centralized-ucb"}) {
     for (const double alpha : {0.5, 1.0}) {
-      SCOPED_TRACE(std::string(algorithms::to_string(algorithm)) + " alpha " +
+      SCOPED_TRACE(std::string(algorithm) + " alpha " +
                    std::to_string(alpha));
       auto s = spec_of(synthetic_instance(), algorithm, 1.0, 10'000);
       s.alpha = alpha;
@@ -258,7 +256,7 @@ TEST(Baselines, ReportNoCommunicationEveryRewardAndTheMostPulledArm) {
       EXPECT_EQ(r.phases, 0u);
       EXPECT_EQ(r.exploration_pulls, 10'000u * 4);
       EXPECT_EQ(r.fixation_slot, -1);
-      if (algorithm == AlgorithmKind::local_ucb || alpha == 1.0) {
+      if (algorithm == "local-ucb" || alpha == 1.0) {
         EXPECT_EQ(r.fixed_arm, (std::vector<std::int32_t>{0, 1, 2, 3}));
       }
       ASSERT_EQ(r.fixed_optimal.size(), 4u);
@@ -269,7 +267,7 @@ TEST(Baselines, ReportNoCommunicationEveryRewardAndTheMostPulledArm) {
       double oracle = 0.0;
       for (std::size_t m = 0; m < 4; ++m) oracle += cell.measured().optimal_mixed_mean(m);
       EXPECT_NEAR(r.series.mixed_reward.back(), 10'000 * oracle - r.series.regret.back(), 1e-6);
-      if (algorithm == AlgorithmKind::local_ucb) {
+      if (algorithm == "local-ucb") {
         EXPECT_EQ(r.identified(), alpha == 1.0);
       }
     }
@@ -277,7 +275,7 @@ TEST(Baselines, ReportNoCommunicationEveryRewardAndTheMostPulledArm) {
 }
 
 TEST(Baselines, SameKeySameResultOtherKeyOtherResult) {
-  for (const auto algorithm : {AlgorithmKind::local_ucb, AlgorithmKind::centralized_ucb}) {
+  for (const std::string_view algorithm : {"local-ucb", "centralized-ucb"}) {
     const Cell cell(spec_of(synthetic_instance(), algorithm, 0.5, 5'000), 0);
     const auto first = digest_of(run_replication(cell, 5, 3));
     EXPECT_EQ(digest_of(run_replication(cell, 5, 3)), first);
@@ -288,7 +286,7 @@ TEST(Baselines, SameKeySameResultOtherKeyOtherResult) {
 }
 
 TEST(Baselines, DrawEveryRewardInEitherFidelity) {
-  for (const auto algorithm : {AlgorithmKind::local_ucb, AlgorithmKind::centralized_ucb}) {
+  for (const std::string_view algorithm : {"local-ucb", "centralized-ucb"}) {
     auto s = spec_of(synthetic_instance(), algorithm, 0.5, 5'000);
     s.fidelity = Fidelity::per_pull;
     const auto per_pull = run_replication(Cell(s, 0), 2, 0);
@@ -306,13 +304,13 @@ TEST(LocalUcb, SameResultOnAnyThreadCount) {
     for (auto& mu : row) mu = uniform(gen);
   }
   for (const auto& instance : {synthetic_instance(), instance_of(many, {})}) {
-    const Cell cell(spec_of(instance, AlgorithmKind::local_ucb, 0.5, 20'000), 0);
+    const Cell cell(spec_of(instance, "local-ucb", 0.5, 20'000), 0);
     std::vector<std::uint64_t> digests;
     for (const int threads : {1, 4, 2}) {  // non-monotone on purpose
       const tbb::global_control limit(tbb::global_control::max_allowed_parallelism,
                                       static_cast<std::size_t>(threads));
       tbb::task_arena arena(threads);
-      arena.execute([&] { digests.push_back(digest_of(run_local_ucb(cell, 8, 0))); });
+      arena.execute([&] { digests.push_back(digest_of(run_replication(cell, 8, 0))); });
     }
     EXPECT_EQ(digests[1], digests[0]);
     EXPECT_EQ(digests[2], digests[0]);

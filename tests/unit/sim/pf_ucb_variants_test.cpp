@@ -17,7 +17,6 @@
 namespace pfmab::sim {
 namespace {
 
-using algorithms::AlgorithmKind;
 using algorithms::Preset;
 using testing::instance_of;
 using testing::synthetic_instance;
@@ -54,7 +53,7 @@ class EveryMode : public ::testing::TestWithParam<Fidelity> {
 TEST_P(EveryMode, EveryClientTakingPartIsPlainPfUcbBitForBit) {
   for (const auto preset : {Preset::paper, Preset::authors_code}) {
     auto plain = synthetic_spec(0.5);
-    plain.params.preset = preset;
+    plain.algorithm = algorithms::pf_ucb({.preset = preset});
     auto q_one = plain;
     q_one.participation.probability = 1.0;
     auto s_all = plain;
@@ -102,9 +101,9 @@ TEST_P(EveryMode, EnhancedIsPlainWhenItsFactorsAreOne) {
   for (const auto preset : {Preset::paper, Preset::authors_code}) {
     // alpha = 1: the factor is sqrt(D) / sqrt(D) = 1 whatever the gaps
     auto plain = synthetic_spec(1.0);
-    plain.params.preset = preset;
+    plain.algorithm = algorithms::pf_ucb({.preset = preset});
     auto enhanced = plain;
-    enhanced.algorithm = AlgorithmKind::pf_ucb_enhanced;
+    enhanced.algorithm = algorithms::pf_ucb({.preset = preset, .enhanced = true});
     EXPECT_EQ(digests(enhanced, 5), digests(plain, 5));
     // identical clients with noiseless rewards: every client's gap estimates
     // are the same, so every factor is exactly 1
@@ -114,13 +113,13 @@ TEST_P(EveryMode, EnhancedIsPlainWhenItsFactorsAreOne) {
     twins.alpha = 0.5;
     twins.horizon = 20'000;
     auto twins_enhanced = twins;
-    twins_enhanced.algorithm = AlgorithmKind::pf_ucb_enhanced;
+    twins_enhanced.algorithm = enhanced.algorithm;
     EXPECT_EQ(digests(twins_enhanced, 2), digests(twins, 2));
     // and on the synthetic game at alpha = 0.5 they differ
     auto half = synthetic_spec(0.5);
-    half.params.preset = preset;
+    half.algorithm = plain.algorithm;
     auto half_enhanced = half;
-    half_enhanced.algorithm = AlgorithmKind::pf_ucb_enhanced;
+    half_enhanced.algorithm = enhanced.algorithm;
     EXPECT_NE(digests(half_enhanced, 5), digests(half, 5));
   }
 }
@@ -133,14 +132,17 @@ TEST_P(EveryMode, EnhancedIsPlainWhenItsFactorsAreOne) {
 // n_l = ceil(0.5 * 4) = 2. c_B = 0.1, T = 1000: 2 B_1 = 2 sqrt(0.1 log 1000 / 4)
 // = 0.83 < 1: arm 1 goes after phase 1 and arm 0 is fixed.
 struct OneClientByHand : ::testing::TestWithParam<Fidelity> {
+  static algorithms::PfUcbParams params(Preset preset) {
+    return {.schedule = {algorithms::ScheduleKind::constant, 4.0},
+            .confidence_constant = 0.1,
+            .preset = preset};
+  }
   CellSpec spec(Preset preset) const {
     CellSpec s;
     s.instance = instance_of({{1.0, 0.0}}, {model::RewardKind::gaussian, 0.0});
     s.alpha = 0.5;
     s.horizon = 1000;
-    s.params.schedule = {algorithms::ScheduleKind::constant, 4.0};
-    s.params.confidence_constant = 0.1;
-    s.params.preset = preset;
+    s.algorithm = algorithms::pf_ucb(params(preset));
     s.checkpoints = {0, 1000};  // every slot
     s.fidelity = GetParam();
     return s;
@@ -169,14 +171,16 @@ TEST_P(OneClientByHand, LargeMLengths) {
   // the same here; with two clients n_g halves (below).
   auto s = spec(Preset::paper);
   s.instance = instance_of({{1.0, 0.0}, {1.0, 0.0}}, {model::RewardKind::gaussian, 0.0});
-  s.params.lengths = algorithms::Lengths::large_m;
+  auto large_m = params(Preset::paper);
+  large_m.lengths = algorithms::Lengths::large_m;
+  s.algorithm = algorithms::pf_ucb(large_m);
   const auto r = run_replication(Cell(s, 0), 1, 0);
   // per client: g: 0 1 (n_g = ceil(0.5 * 4 / 2) = 1), l: 0 0 1 1 as round
   // robin 0 1 0 1 (n_l = ceil(0.5 * 4) = 2): 6 slots, regret 3 per client
   EXPECT_EQ(r.exploration_pulls, 12u);
   EXPECT_EQ(r.series.regret[5], 2 * 3.0 + 2 * 2);  // and 2 exchanges per client at slot 6
   auto paper = s;
-  paper.params.lengths = algorithms::Lengths::paper;  // n_l = ceil(2 * 0.5 * 4) = 4
+  paper.algorithm = algorithms::pf_ucb(params(Preset::paper));  // n_l = ceil(2 * 0.5 * 4) = 4
   EXPECT_EQ(run_replication(Cell(paper, 0), 1, 0).exploration_pulls, 2u * (2 * 2 + 2 * 4));
 }
 

@@ -31,8 +31,8 @@ struct Noiseless : ::testing::TestWithParam<Fidelity> {
     s.fidelity = GetParam();
     s.instance = instance_of({{1.0, 0.0}, {0.0, 0.75}}, {model::RewardKind::gaussian, 0.0});
     s.alpha = 0.5;
-    s.params.schedule = {algorithms::ScheduleKind::constant, 2.0};
-    s.params.confidence_constant = 0.015;
+    s.algorithm = algorithms::pf_ucb(
+        {.schedule = {algorithms::ScheduleKind::constant, 2.0}, .confidence_constant = 0.015});
     s.horizon = 1000;
     s.comm_cost = 1.0;
     return s;
@@ -85,7 +85,8 @@ TEST_P(Noiseless, HorizonCutsTheSecondPhase) {
   auto s = spec();
   s.horizon = 9;  // phase 2 (slots 7-12) is cut after 3 of its slots
   // keep c_B L, hence every B_p and decision, as at T = 1000
-  s.params.confidence_constant = 0.015 * std::log(1000.0) / std::log(9.0);
+  s.algorithm = algorithms::pf_ucb({.schedule = {algorithms::ScheduleKind::constant, 2.0},
+                                    .confidence_constant = 0.015 * std::log(1000.0) / std::log(9.0)});
   const Cell cell(s, 0);
   const auto r = run_replication(cell, 7, 0);
   EXPECT_EQ(r.series.regret.back(), regret_after(9));
@@ -105,7 +106,9 @@ TEST_P(Noiseless, HorizonCutsTheSecondPhase) {
 TEST_P(Noiseless, ATrillionSlots) {
   auto s = spec();
   s.horizon = 1'000'000'000'000;
-  s.params.confidence_constant = 0.015 * std::log(1000.0) / std::log(1e12);  // same B_p
+  s.algorithm = algorithms::pf_ucb(  // the same B_p
+      {.schedule = {algorithms::ScheduleKind::constant, 2.0},
+       .confidence_constant = 0.015 * std::log(1000.0) / std::log(1e12)});
   const Cell cell(s, 0);
   const auto r = run_replication(cell, 7, 0);
   EXPECT_EQ(cell.checkpoints().back(), 1'000'000'000'000u);

@@ -19,8 +19,10 @@ struct OneClient : ::testing::Test {
   // `rounds` round-robin rounds over both arms, then `wait` slots on arm 0
   ClientPlay phase(std::uint64_t rounds, std::uint64_t wait) const {
     ClientPlay play;
-    play.global.arms = both;
-    play.global.rounds = rounds;
+    sim::Run run;
+    run.arms = both;
+    run.rounds = rounds;
+    play.runs.push_back(run);
     if (wait > 0) play.waiting.push_back({0, wait});
     return play;
   }

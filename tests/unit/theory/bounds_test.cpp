@@ -9,6 +9,7 @@
 
 #include <gtest/gtest.h>
 
+#include "pfmab/algorithms/pf_ucb.hpp"
 #include "pfmab/model/means_table.hpp"
 
 namespace pfmab::theory {
@@ -31,7 +32,7 @@ struct Game {
         horizon(horizon) {}
 
   Bounds bounds(double comm_cost) const {
-    return compute_bounds(instance, mixed, rule, horizon, comm_cost);
+    return compute_bounds(instance, mixed, &rule, horizon, comm_cost);
   }
 };
 

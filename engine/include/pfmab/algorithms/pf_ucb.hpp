@@ -7,8 +7,9 @@
 #include <string_view>
 #include <vector>
 
-#include "pfmab/algorithms/algorithm.hpp"
+#include "pfmab/algorithms/participation.hpp"
 #include "pfmab/algorithms/schedule.hpp"
+#include "pfmab/sim/algorithm.hpp"
 
 namespace pfmab::algorithms {
 
@@ -43,6 +44,11 @@ struct PfUcbParams {
   Lengths lengths = Lengths::paper;
   bool enhanced = false;  // lengths scaled per arm by estimated gaps (Sec. 6, Appendix A)
 };
+
+// PF-UCB with these options (the enhanced version if params.enhanced), as a
+// cell's algorithm: what the registry's "pf-ucb" and "pf-ucb-enhanced" make
+// from an experiment's values.
+sim::AlgorithmChoice pf_ucb(PfUcbParams params = {});
 
 // What the authors'-code preset changes, one rule each:
 // - elimination against the largest mixed estimate over all K arms (an arm

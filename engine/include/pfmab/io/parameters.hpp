@@ -45,6 +45,12 @@ enum class ValueType {
 // are all driven by that declaration.
 struct Parameter {
   std::string_view key;    // dotted TOML key, e.g. "algorithm.lambda"
+  // Where the key sits in sweep order (see parameters()). A cell's position
+  // in the sweep is part of its random streams' keys, so the keys that came
+  // before the algorithm interface keep the places they had (10, 20, ...);
+  // a new algorithm's options need none: they follow, in registration order.
+  unsigned order = kAfterEveryBuiltInKey;
+  static constexpr unsigned kAfterEveryBuiltInKey = 1000;
   std::string_view flags;  // the command line's names, e.g. "--horizon,-T"; "" for none
   ValueType type = ValueType::real;
   // The default as its flag would spell it; "" for none (then `derive`, or
@@ -72,16 +78,24 @@ struct Parameter {
   std::string_view name() const;  // record_name, or the key's last part
 };
 
-// Every parameter, in sweep order: a sweep's cells are the cartesian
-// product of the sweeping parameters' lists, the first outermost, and a
-// cell's position in it is part of every random stream's key, so this order
-// is part of the results.
+// Every parameter, the engine's and every registered algorithm's options
+// (algorithms/registry.hpp), in sweep order: a sweep's cells are the
+// cartesian product of the sweeping parameters' lists, the first outermost,
+// and a cell's position in it is part of every random stream's key, so this
+// order is part of the results.
 std::span<const Parameter> parameters();
 
 // The parameter of `key`, or nullptr.
 const Parameter* find_parameter(std::string_view key);
 // Its position in parameters(); the key must exist.
 std::size_t index_of(std::string_view key);
+
+// One value of `parameter` written as its flag takes it, checked: throws
+// UserError saying what is wrong, without the place.
+Value parse_value(const Parameter& parameter, std::string_view text);
+// A sweeping parameter's list, or another's one value, from its default
+// (std::monostate without one).
+std::vector<Value> default_values(const Parameter& parameter);
 
 // A value's JSON form: a number, a word, the matrix of means, or null.
 nlohmann::json to_json(const Value& value);

@@ -5,7 +5,7 @@
 
 #include <pcg_random.hpp>
 
-#include "pfmab/algorithms/algorithm.hpp"
+#include "pfmab/algorithms/participation.hpp"
 
 namespace pfmab::sim {
 

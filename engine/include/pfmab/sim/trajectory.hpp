@@ -38,12 +38,12 @@ struct Segment {
   std::uint64_t slots = 0;
 };
 
-// What one client plays in one phase, in order: global exploration of A(p),
-// local exploration of A_m(p), then its exploitation arm(s) while it waits
-// for the slowest client (a client absent from the phase only waits).
+// What one client plays in one phase, in order: its exploration runs (for
+// PF-UCB, global exploration of A(p), then local exploration of A_m(p)),
+// then its exploitation arm(s) while it waits for the slowest client (a
+// client absent from the phase only waits).
 struct ClientPlay {
-  Run global;
-  Run local;
+  std::vector<Run> runs;
   std::vector<Segment> waiting;
 
   std::uint64_t slots() const;

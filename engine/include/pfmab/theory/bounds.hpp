@@ -3,10 +3,13 @@
 #include <cstdint>
 #include <string>
 
-#include "pfmab/algorithms/pf_ucb.hpp"
 #include "pfmab/model/instance.hpp"
 #include "pfmab/model/mixed_model.hpp"
 #include "pfmab/model/reward_family.hpp"
+
+namespace pfmab::algorithms {
+class PfUcbRule;
+}  // namespace pfmab::algorithms
 
 namespace pfmab::theory {
 
@@ -48,9 +51,10 @@ double kl_shifted(const model::RewardFamily& family, double mu, double shift);
 inline constexpr std::uint64_t kMaxBoundPhases = 1'000'000;
 
 // `theorem2_inapplicable`: why Theorem 2 does not bound the cell's algorithm
-// (it is stated for PF-UCB as Algorithm 1 prints it), empty if it does.
+// (it is stated for PF-UCB as Algorithm 1 prints it), empty if it does;
+// `rule`: PF-UCB's, nullptr for another algorithm (then a reason is given).
 Bounds compute_bounds(const model::Instance& instance, const model::MixedModel& mixed,
-                      const algorithms::PfUcbRule& rule, std::uint64_t horizon, double comm_cost,
+                      const algorithms::PfUcbRule* rule, std::uint64_t horizon, double comm_cost,
                       const std::string& theorem2_inapplicable = {});
 
 }  // namespace pfmab::theory

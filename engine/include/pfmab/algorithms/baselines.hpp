@@ -1,31 +1,19 @@
 #pragma once
 
-#include <cstdint>
+#include "pfmab/sim/algorithm.hpp"
 
-#include "pfmab/sim/cell.hpp"
-#include "pfmab/sim/replication.hpp"
-#include "pfmab/sim/stop_token.hpp"
+namespace pfmab::algorithms {
 
-namespace pfmab::sim {
-
-// The baselines a reviewer asks for, on the same streams, trajectory
-// accounting and output as PF-UCB. Both decide slot by slot from every
-// reward so far, so they draw every reward in either fidelity mode. The
-// bonus scale s is the rewards' sigma (Gaussian) or 1 (Bernoulli, UCB1's
-// rewards in [0, 1]).
-//
-// What they report: no communication (comm_count stays 0), phases = 0,
-// exploration_pulls = T M (every reward drawn), fixation_slot = -1. A
-// baseline never fixes an arm, so fixed_arm[m] is the arm client m pulled
-// most over the horizon (lowest index on ties), and fixed_optimal[m] says
-// whether that arm is mixed-optimal for the measured alpha.
+// The baselines, as a cell's algorithm (what the registry's "local-ucb" and
+// "centralized-ucb" make). Both decide slot by slot from every reward so far,
+// so they draw every reward in either fidelity mode; what they report is in
+// sim/slot_by_slot.hpp.
 
 // local-ucb: every client runs UCB1 on its own local rewards (each arm once
 // in index order, then at slot t the argmax of mean + s sqrt(2 log t / n),
 // lowest index on ties), with no communication. It ignores alpha. The
 // clients never interact: each is one oneTBB task for the whole horizon.
-ReplicationResult run_local_ucb(const Cell& cell, std::uint64_t seed, std::uint64_t replication,
-                                const StopToken& stop = {});
+sim::AlgorithmChoice local_ucb();
 
 // centralized-ucb: a full-information reference with no communication cost.
 // Each client first pulls every arm once; then at every slot t, from the
@@ -42,7 +30,6 @@ ReplicationResult run_local_ucb(const Cell& cell, std::uint64_t seed, std::uint6
 // best), and at intermediate alpha a client can settle on an arm that is not
 // mixed-optimal and lose linearly (the synthetic game at alpha = 0.2 and 0.5:
 // see statistical/baselines_test.cpp).
-ReplicationResult run_centralized_ucb(const Cell& cell, std::uint64_t seed,
-                                      std::uint64_t replication, const StopToken& stop = {});
+sim::AlgorithmChoice centralized_ucb();
 
-}  // namespace pfmab::sim
+}  // namespace pfmab::algorithms

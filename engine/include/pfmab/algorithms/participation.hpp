@@ -7,20 +7,6 @@
 
 namespace pfmab::algorithms {
 
-// The algorithms a cell can run (docs/algorithms.md).
-enum class AlgorithmKind {
-  pf_ucb,           // Algorithm 1 and 2 (Sec. 4)
-  pf_ucb_enhanced,  // exploration lengths from estimated gaps (Sec. 6, Appendix A)
-  local_ucb,        // UCB1 at every client on its own rewards, no communication
-  centralized_ucb,  // UCB on mixed estimates from every client's samples, no communication cost
-};
-
-std::string_view to_string(AlgorithmKind kind);             // "pf-ucb", ...
-AlgorithmKind parse_algorithm_kind(std::string_view name);  // throws UserError
-inline bool is_pf_ucb(AlgorithmKind kind) {
-  return kind == AlgorithmKind::pf_ucb || kind == AlgorithmKind::pf_ucb_enhanced;
-}
-
 // What the server averages under partial participation
 // (docs/algorithms.md, "Partial participation").
 enum class Aggregation {

@@ -1,4 +1,4 @@
-#include "pfmab/algorithms/algorithm.hpp"
+#include "pfmab/algorithms/participation.hpp"
 
 #include <cmath>
 
@@ -9,30 +9,6 @@
 #include "pfmab/util/excerpt.hpp"
 
 namespace pfmab::algorithms {
-
-std::string_view to_string(AlgorithmKind kind) {
-  switch (kind) {
-    case AlgorithmKind::pf_ucb:
-      return "pf-ucb";
-    case AlgorithmKind::pf_ucb_enhanced:
-      return "pf-ucb-enhanced";
-    case AlgorithmKind::local_ucb:
-      return "local-ucb";
-    case AlgorithmKind::centralized_ucb:
-      return "centralized-ucb";
-  }
-  return "?";
-}
-
-AlgorithmKind parse_algorithm_kind(std::string_view name) {
-  for (const auto kind : {AlgorithmKind::pf_ucb, AlgorithmKind::pf_ucb_enhanced,
-                          AlgorithmKind::local_ucb, AlgorithmKind::centralized_ucb}) {
-    if (name == to_string(kind)) return kind;
-  }
-  throw UserError(fmt::format(
-      "unknown algorithm '{}' (expected pf-ucb, pf-ucb-enhanced, local-ucb or centralized-ucb)",
-      excerpt(name)));
-}
 
 std::string_view to_string(Aggregation aggregation) {
   return aggregation == Aggregation::latest ? "latest" : "participants";

@@ -1,0 +1,41 @@
+#pragma once
+
+#include <memory>
+#include <span>
+#include <string_view>
+#include <vector>
+
+#include "pfmab/io/parameters.hpp"
+#include "pfmab/sim/algorithm.hpp"
+
+namespace pfmab::algorithms {
+
+// The options an algorithm declares (its parameters, as the engine's are
+// declared in io/parameters.cpp), and whose they are in messages ("PF-UCB's").
+// A cell whose algorithm does not have an option refuses any value of it but
+// its default, by the same check for every algorithm.
+struct OptionGroup {
+  std::string_view owner;
+  std::span<const io::Parameter> parameters;
+};
+
+// What registering an algorithm declares.
+struct AlgorithmEntry {
+  std::string_view name;                   // as `algorithm.name` and --algorithm spell it
+  const OptionGroup* options = nullptr;    // nullptr: none
+  // The algorithm configured for one cell, from the cell's values (its
+  // options among them). Throws UserError for options it refuses.
+  std::shared_ptr<const sim::Algorithm> (*configure)(const io::CellValues& values,
+                                                     const sim::CellContext& cell) = nullptr;
+};
+
+// Every registered algorithm, in registry.cpp's order.
+std::span<const AlgorithmEntry> registered_algorithms();
+// The entry named `name`; throws UserError naming every registered one.
+const AlgorithmEntry& find_algorithm(std::string_view name);
+// Every registered algorithm's option group, each once.
+std::vector<const OptionGroup*> option_groups();
+// The group declaring the parameter of `key`, nullptr for an engine one.
+const OptionGroup* owner_of(std::string_view key);
+
+}  // namespace pfmab::algorithms
