@@ -51,8 +51,10 @@ constexpr std::uint64_t max_points = limits::max_checkpoint_points;
 
 using enum ValueType;
 
-// In sweep order (see parameters()). A derive runs once every parameter has
-// its given or default value, so it may read any of them.
+// The engine's parameters; the algorithms declare their options in their
+// own files, and parameters() merges both by `order`. A derive runs once
+// every parameter has its given or default value, so it may read any of
+// them.
 // GCC 12 warns of the members a designated initializer leaves to their
 // default member initializers, which is what they are for.
 #pragma GCC diagnostic push

@@ -53,7 +53,7 @@ class Algorithm {
                                       std::uint64_t replication, const StopToken& stop) const = 0;
   // The phase lengths f(p) as the report prints them; "none" without phases.
   virtual std::string schedule() const { return "none"; }
-  // The paper's bounds for the cell: Theorems 1 and Corollary 1 for its game;
+  // The paper's bounds for the cell: Theorem 1 and Corollary 1 for its game;
   // Theorem 2 only where it bounds this algorithm (else NaN, with why).
   virtual theory::Bounds bounds(const Cell& cell) const;
 };
