@@ -198,7 +198,9 @@ void create_output(const std::filesystem::path& path, const Experiment& experime
   h5::write_attribute(root, "experiment_canonical", canonical_text(experiment));
   std::string keys;
   for (const auto& parameter : parameters()) {
-    if (parameter.sweeps) keys += (keys.empty() ? "" : ",") + std::string(parameter.key);
+    if (!parameter.sweeps) continue;
+    if (!keys.empty()) keys += ',';
+    keys += parameter.key;
   }
   h5::write_attribute(root, "sweep_keys", keys);
   h5::Handle(H5Gcreate2(root, "cells", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT));
