@@ -246,8 +246,10 @@ void BM_AuthorsCode_Gaussian(benchmark::State& state) {
   spec.instance = synthetic_instance(RewardKind::gaussian);
   spec.alpha = 0.5;
   spec.horizon = 1'000'000;
-  spec.algorithm = pfmab::algorithms::pf_ucb(
-      {.confidence_constant = 1.0, .preset = pfmab::algorithms::Preset::authors_code});
+  pfmab::algorithms::PfUcbParams authors;
+  authors.confidence_constant = 1.0;
+  authors.preset = pfmab::algorithms::Preset::authors_code;
+  spec.algorithm = pfmab::algorithms::pf_ucb(authors);
   spec.fidelity =
       state.range(0) == 0 ? pfmab::sim::Fidelity::per_pull : pfmab::sim::Fidelity::aggregated;
   replications(state, pfmab::sim::Cell(spec, 0));
