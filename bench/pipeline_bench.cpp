@@ -136,7 +136,7 @@ std::string& expected_digest() {
 // each part of an iteration, averaged over the iterations.
 void report(benchmark::State& state, const std::vector<std::pair<const char*, double>>& parts) {
   const auto total =
-      static_cast<double>(state.iterations()) * static_cast<double>(experiment().replications);
+      static_cast<double>(state.iterations()) * static_cast<double>(experiment().total_replications());
   state.SetItemsProcessed(static_cast<std::int64_t>(total));
   state.counters["per_rep"] =
       benchmark::Counter(total, benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
@@ -277,7 +277,7 @@ class RowsFile {
     pfmab::io::ResultsWriter writer(path_, experiment(), cells(), false);
     pfmab::sim::RunOptions o;
     o.seed = experiment().seed;
-    o.replications = experiment().replications;
+    o.replications = experiment().replications(0);  // every cell's
     o.threads = 2;
     pfmab::sim::run_sweep(cells(), o,
                           [&](std::size_t c, std::uint64_t, pfmab::sim::ReplicationResult&& r) {
@@ -326,7 +326,7 @@ class RunReport {
   RunReport() {
     for (std::size_t c = 0; c < cells().size(); ++c) {
       accumulators_.emplace_back(pfmab::io::describe(cells()[c], experiment().values[c],
-                                                     experiment().replications));
+                                                     experiment().replications(c)));
     }
   }
   void add(std::size_t cell, const pfmab::sim::ReplicationResult& r) {
@@ -349,7 +349,7 @@ const std::vector<pfmab::sim::ReplicationResult>& sweep_results() {
   static const auto results = [] {
     auto run = pfmab::sim::RunOptions{};
     run.seed = experiment().seed;
-    run.replications = experiment().replications;
+    run.replications = experiment().replications(0);  // its one cell's
     run.threads = 2;
     return pfmab::sim::run_sweep(cells(), run)[0];
   }();

@@ -113,11 +113,25 @@ int run_command(const RunFlags& f, run::World& world) {
   return 0;
 }
 
+// "5 cells x 1000 replications", or with blocks of their own counts
+// "130 cells, 5200 replications (20 to 200 per cell)".
+std::string size_of(const io::Experiment& experiment) {
+  const auto n = experiment.cells.size();
+  std::uint64_t least = UINT64_MAX, most = 0;
+  for (std::size_t c = 0; c < n; ++c) {
+    least = std::min(least, experiment.replications(c));
+    most = std::max(most, experiment.replications(c));
+  }
+  if (least == most) return fmt::format("{} cell{} x {} replications", n, n == 1 ? "" : "s", most);
+  return fmt::format("{} cells, {} replications ({} to {} per cell)", n,
+                     experiment.total_replications(), least, most);
+}
+
 int validate_command(const ExperimentFlags& f) {
   const auto experiment = load(f);
-  std::cout << fmt::format("{}: valid: {} cell{} x {} replications, seed {}\n", experiment.source,
-                           experiment.cells.size(), experiment.cells.size() == 1 ? "" : "s",
-                           experiment.replications, experiment.seed);
+  std::cout << fmt::format("{}: valid: {}, seed {}\n", experiment.source, size_of(experiment),
+                           experiment.seed);
+  for (const auto& note : experiment.notes) std::cout << "  note: " << note << '\n';
   return 0;
 }
 
@@ -126,7 +140,7 @@ int bounds_command(const ExperimentFlags& f, bool json) {
   std::vector<io::CellReport> cells;
   for (std::size_t c = 0; c < experiment.cells.size(); ++c) {
     cells.push_back(
-        io::describe(experiment.cells[c], experiment.values[c], experiment.replications));
+        io::describe(experiment.cells[c], experiment.values[c], experiment.replications(c)));
   }
   if (json) {
     std::cout << io::bounds_json(cells).dump() << '\n';

@@ -157,7 +157,7 @@ TEST(DeterminismStreamed, FileHoldsTheSameResultsAtAnyThreadCount) {
   const auto& cells = experiment.cells;
   RunOptions options;
   options.seed = experiment.seed;
-  options.replications = experiment.replications;
+  options.replications = experiment.replications(0);
   options.threads = 2;
   const auto expected = digest_of(run_sweep(cells, options));
 
@@ -178,8 +178,8 @@ TEST(DeterminismStreamed, FileHoldsTheSameResultsAtAnyThreadCount) {
     const io::ResultsReader reader(path);
     std::vector<std::vector<ReplicationResult>> back;
     for (std::size_t c = 0; c < cells.size(); ++c) {
-      ASSERT_EQ(reader.cells()[c].done, experiment.replications);
-      back.push_back(reader.read(c, 0, experiment.replications));
+      ASSERT_EQ(reader.cells()[c].done, experiment.replications(c));
+      back.push_back(reader.read(c, 0, experiment.replications(c)));
     }
     EXPECT_EQ(digest_of(back), expected) << threads << " threads";
   }

@@ -58,7 +58,7 @@ TEST(AlgorithmInterface, ExploreThenCommitCommitsToTheBestMixedEstimate) {
   EXPECT_EQ(cell["identified"], 1.0);
 }
 
-TEST(AlgorithmInterface, AnOptionOfAnotherAlgorithmIsRefusedByTheSameCheck) {
+TEST(AlgorithmInterface, AnOptionNoCellHasIsRefusedByTheSameCheck) {
   const std::vector<std::string> base{"run", "--means-inline", "1,0;0,0.75", "--alpha", "0.5",
                                       "--horizon", "100", "--replications", "1"};
   const auto given = [&](std::vector<std::string> extra) {
@@ -68,12 +68,14 @@ TEST(AlgorithmInterface, AnOptionOfAnotherAlgorithmIsRefusedByTheSameCheck) {
   };
   const auto etc_option = given({"--algorithm", "pf-ucb", "--pulls-per-arm", "5"});
   EXPECT_EQ(etc_option.exit_code, 2);
-  EXPECT_NE(etc_option.err.find("pulls_per_arm '5' is explore-then-commit's; pf-ucb has none"),
+  EXPECT_NE(etc_option.err.find("pulls_per_arm '5' has no effect on any cell (pf-ucb: it is "
+                                "explore-then-commit's option)"),
             std::string::npos)
       << etc_option.err;
   const auto pf_option = given({"--algorithm", "explore-then-commit", "--lengths", "large-m"});
   EXPECT_EQ(pf_option.exit_code, 2);
-  EXPECT_NE(pf_option.err.find("lengths 'large-m' is PF-UCB's; explore-then-commit has none"),
+  EXPECT_NE(pf_option.err.find("lengths 'large-m' has no effect on any cell "
+                               "(explore-then-commit: it is PF-UCB's option)"),
             std::string::npos)
       << pf_option.err;
   // its default, given or not, is no option at all

@@ -80,7 +80,7 @@ std::string repeated(const std::string& part, std::size_t n, const std::string& 
 
 const std::string top_keys =
     "name, description, instance, algorithm, alpha, horizon, comm_cost, participation, seed, "
-    "replications, mode, checkpoints";
+    "replications, mode, checkpoints, zip, sweep";
 
 std::vector<BadExperiment> bad_experiments() {
   return {
@@ -521,16 +521,12 @@ std::vector<BadExperiment> bad_experiments() {
        0,
        "",
        {"cell 0", "pf-ucb", "3 participating clients", "from 1 to M = 2"}},
-      {"preset_with_a_baseline",
-       small({"[algorithm]", "name = [\"pf-ucb\", \"local-ucb\"]", "preset = \"authors-code\""}),
-       0,
-       "",
-       {"cell 1", "local-ucb", "preset 'authors-code' is PF-UCB's", "use 'paper'"}},
       {"participation_with_a_baseline",
        small({"[algorithm]", "name = \"centralized-ucb\"", "[participation]", "clients = 1"}),
        0,
        "",
-       {"cell 0", "centralized-ucb", "partial participation is PF-UCB's"}},
+       {"participation_clients '1' has no effect on any cell", "centralized-ucb",
+        "every client plays every slot"}},
   };
 }
 

@@ -48,8 +48,8 @@ TEST(CliParticipation, TinyProbabilityFinishesWithOneParticipantPerPhase) {
   const auto r = program->wait();
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const auto cell = nlohmann::json::parse(r.out)["cells"][0];
-  EXPECT_EQ(cell["options"]["participation"]["probability"], 1e-300);
-  EXPECT_EQ(cell["options"]["participation"]["aggregate"], "latest");
+  EXPECT_EQ(cell["keys"]["participation_probability"], 1e-300);
+  EXPECT_EQ(cell["keys"]["participation_aggregate"], "latest");
   const double exchanges = cell["comm_count"]["mean"], phases = cell["phases"]["mean"];
   // the horizon may cut each replication's last phase before the exchanges
   EXPECT_LE(exchanges, 2.0 * phases);
@@ -59,15 +59,16 @@ TEST(CliParticipation, TinyProbabilityFinishesWithOneParticipantPerPhase) {
 TEST(CliParticipation, AggregateFlagSelectsTheParticipantsMeansAndIsRefusedIfUnknown) {
   const auto r = run_cli(small_run({"--participants", "2", "--aggregate", "participants"}));
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  const auto participation = nlohmann::json::parse(r.out)["cells"][0]["options"]["participation"];
-  EXPECT_EQ(participation["clients"], 2);
-  EXPECT_EQ(participation["aggregate"], "participants");
-  // with every client the aggregation is moot: left out of the options
+  const auto keys = nlohmann::json::parse(r.out)["cells"][0]["keys"];
+  EXPECT_EQ(keys["participation_clients"], 2);
+  EXPECT_EQ(keys["participation_aggregate"], "participants");
+  // with every client the aggregation is moot: no cell has a use for it
   const auto full = run_cli(small_run({"--aggregate", "participants"}));
-  ASSERT_EQ(full.exit_code, 0) << full.err;
-  EXPECT_FALSE(nlohmann::json::parse(full.out)["cells"][0]["options"]["participation"].contains(
-      "aggregate"));
-  EXPECT_EQ(printed_digest(full), printed_digest(run_cli(small_run({}))));
+  EXPECT_EQ(full.exit_code, 2);
+  EXPECT_NE(full.err.find("participation_aggregate 'participants' has no effect on any cell "
+                          "(pf-ucb: every client takes part in every phase)"),
+            std::string::npos)
+      << full.err;
   const auto bad = run_cli(small_run({"--participants", "2", "--aggregate", "stale"}));
   EXPECT_EQ(bad.exit_code, 2);
   EXPECT_NE(bad.err.find("unknown aggregation 'stale'"), std::string::npos) << bad.err;

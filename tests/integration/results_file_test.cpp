@@ -243,7 +243,7 @@ class ResultsRoundTrip : public ::testing::Test {
     cells_ = experiment_.cells;
     sim::RunOptions options;
     options.seed = experiment_.seed;
-    options.replications = experiment_.replications;
+    options.replications = experiment_.replications(0);
     options.threads = 2;
     results_ = sim::run_sweep(cells_, options);
   }
@@ -276,14 +276,13 @@ TEST_F(ResultsRoundTrip, EveryFieldReadBackEqualsWhatWasWritten) {
     writer.write_summaries();
   }
   const io::ResultsReader reader(path);
-  EXPECT_EQ(reader.attribute("format"), "pfmab-results-5");
-  EXPECT_EQ(reader.attribute("mode"), "aggregated");
+  EXPECT_EQ(reader.attribute("format"), "pfmab-results-6");
+  EXPECT_EQ(reader.attribute("sweep_keys"), "alpha");
   EXPECT_EQ(reader.shard(), sim::Shard{});
   EXPECT_FALSE(reader.partial());
   EXPECT_EQ(reader.attribute("experiment_canonical"), experiment_.canonical.dump());
   EXPECT_EQ(reader.attribute("experiment"), experiment_.text);
   EXPECT_EQ(reader.seed(), 11u);
-  EXPECT_EQ(reader.replications(), kReplications);
   ASSERT_EQ(reader.cells().size(), 2u);
   for (std::size_t c = 0; c < cells_.size(); ++c) {
     SCOPED_TRACE("cell " + std::to_string(c));
@@ -296,6 +295,7 @@ TEST_F(ResultsRoundTrip, EveryFieldReadBackEqualsWhatWasWritten) {
     EXPECT_EQ(stored.arms, 9u);
     EXPECT_EQ(stored.algorithm, "pf-ucb");
     EXPECT_EQ(stored.checkpoints, cells_[c].checkpoints());
+    EXPECT_EQ(stored.requested, kReplications);
     EXPECT_EQ(stored.done, kReplications);
     EXPECT_EQ(stored.ranges, (std::vector<sim::ReplicationRange>{{0, kReplications}}));
     EXPECT_EQ(stored.mode, "aggregated");

@@ -184,15 +184,36 @@ sim::AlgorithmChoice centralized_ucb() {
   return [](const sim::CellContext&) { return std::make_shared<Centralized>("centralized-ucb"); };
 }
 
+namespace {
+
+// What the slot-by-slot baselines have no use for: they have no phases and
+// no exchanges, and draw every reward (sim::Cell::drawn_fidelity); the last,
+// local-ucb's own, since it plays its own rewards only.
+constexpr IgnoredKey ignores[] = {
+    {"comm_cost", "it never pays for communication"},
+    {"mode", "it draws every reward whatever the mode"},
+    {"participation.probability", "every client plays every slot"},
+    {"participation.clients", "every client plays every slot"},
+    {"participation.aggregate", "every client plays every slot"},
+    {"algorithm.alpha", "it ignores alpha"},
+};
+constexpr std::span<const IgnoredKey> local_ignores(ignores);
+constexpr auto centralized_ignores = local_ignores.first(std::size(ignores) - 1);
+
+}  // namespace
+
 namespace entries {
 
 extern const AlgorithmEntry local_ucb{
     "local-ucb", nullptr,
-    [](const io::CellValues&, const sim::CellContext& cell) { return algorithms::local_ucb()(cell); }};
+    [](const io::CellValues&, const sim::CellContext& cell) { return algorithms::local_ucb()(cell); },
+    local_ignores};
 extern const AlgorithmEntry centralized_ucb{
-    "centralized-ucb", nullptr, [](const io::CellValues&, const sim::CellContext& cell) {
+    "centralized-ucb", nullptr,
+    [](const io::CellValues&, const sim::CellContext& cell) {
       return algorithms::centralized_ucb()(cell);
-    }};
+    },
+    centralized_ignores};
 
 }  // namespace entries
 }  // namespace pfmab::algorithms

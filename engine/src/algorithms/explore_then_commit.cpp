@@ -145,7 +145,8 @@ extern const AlgorithmEntry explore_then_commit{
     "explore-then-commit", &etc_options, [](const io::CellValues& values, const sim::CellContext&) {
       return std::shared_ptr<const sim::Algorithm>(
           std::make_shared<ExploreThenCommit>(values.whole("algorithm.pulls_per_arm")));
-    }};
+    },
+    {}};
 }  // namespace entries
 
 }  // namespace pfmab::algorithms

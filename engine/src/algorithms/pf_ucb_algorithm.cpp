@@ -263,12 +263,14 @@ extern const AlgorithmEntry pf_ucb{
     "pf-ucb", &pf_ucb_options,
     [](const io::CellValues& values, const sim::CellContext& cell) {
       return algorithms::pf_ucb(params_of(values, false))(cell);
-    }};
+    },
+    {}};
 extern const AlgorithmEntry pf_ucb_enhanced{
     "pf-ucb-enhanced", &pf_ucb_options,
     [](const io::CellValues& values, const sim::CellContext& cell) {
       return algorithms::pf_ucb(params_of(values, true))(cell);
-    }};
+    },
+    {}};
 
 }  // namespace entries
 }  // namespace pfmab::algorithms

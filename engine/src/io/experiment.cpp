@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <set>
 #include <memory>
 #include <sstream>
 #include <tuple>
@@ -24,34 +25,69 @@
 namespace pfmab::io {
 namespace {
 
+// One block of the sweep: every parameter's list, and the groups of
+// parameters (their indices in parameters()) whose lists advance together.
+struct SweepBlock {
+  std::vector<std::vector<Value>> lists;
+  std::vector<std::vector<std::size_t>> zips;
+
+  // The axes of its product, in parameters() order, the last turning
+  // fastest: each parameter on its own, or a zip group at its first key.
+  std::vector<std::vector<std::size_t>> axes() const {
+    std::vector<std::vector<std::size_t>> out;
+    for (std::size_t k = 0; k < lists.size(); ++k) {
+      const auto zip = std::find_if(zips.begin(), zips.end(), [&](const auto& group) {
+        return std::find(group.begin(), group.end(), k) != group.end();
+      });
+      if (zip == zips.end()) {
+        out.push_back({k});
+      } else if (zip->front() == k) {
+        out.push_back(*zip);
+      }
+    }
+    return out;
+  }
+  std::uint64_t replications() const {
+    return std::get<std::uint64_t>(lists[index_of("replications")].front());
+  }
+};
+
 // Refuses a sweep larger than the machine can hold or pfmab can count:
 // cells, the means held with them, and replications in all
-// (docs/limits.md).
-void check_sweep_size(const Experiment& experiment, const std::vector<std::size_t>& sizes,
-                      const std::vector<Value>& means) {
-  std::optional<std::uint64_t> cells = 1;
-  for (const auto size : sizes) cells = cells ? checked_mul(*cells, size) : std::nullopt;
-  if (!cells || *cells > limits::max_cells) {
+// (docs/limits.md); counted before the duplicates are removed.
+void check_sweep_size(const Experiment& experiment, const std::vector<SweepBlock>& blocks) {
+  std::uint64_t cells = 0, replications = 0;  // saturated: more than can be counted
+  std::uint64_t largest = 0;                   // M K of the largest instance
+  for (const auto& block : blocks) {
+    std::uint64_t product = 1;
+    for (const auto& axis : block.axes()) {
+      product = saturating_mul(product, block.lists[axis.front()].size());
+    }
+    cells = saturating_add(cells, product);
+    replications = saturating_add(replications, saturating_mul(product, block.replications()));
+    for (const auto& value : block.lists[index_of("instance.means")]) {
+      const auto& rows = std::get<std::shared_ptr<const GivenMeans>>(value)->table.rows;
+      largest = std::max<std::uint64_t>(largest, rows.size() * rows.front().size());
+    }
+  }
+  if (cells > limits::max_cells) {
     throw UserError(fmt::format(
-        "{}: the sweep has {} cells (the product of the lengths of its lists); at most {} are "
-        "accepted: split it into several experiments",
-        experiment.source, cells ? fmt::to_string(*cells) : "more than 2^64", limits::max_cells));
+        "{}: the sweep has {} cells (the product of the lengths of its lists, over its blocks); "
+        "at most {} are accepted: split it into several experiments",
+        experiment.source, cells == saturated ? "more than 2^64" : fmt::to_string(cells),
+        limits::max_cells));
   }
-  std::uint64_t largest = 0;  // M K of the largest instance
-  for (const auto& value : means) {
-    const auto& rows = std::get<std::shared_ptr<const GivenMeans>>(value)->table.rows;
-    largest = std::max<std::uint64_t>(largest, rows.size() * rows.front().size());
-  }
-  if (*cells * largest > limits::max_sweep_means) {
+  if (cells * largest > limits::max_sweep_means) {
     throw UserError(fmt::format(
         "{}: {} cells of up to {} means each hold more than {} means in memory: split the sweep",
-        experiment.source, *cells, largest, limits::max_sweep_means));
+        experiment.source, cells, largest, limits::max_sweep_means));
   }
-  if (const auto total = checked_mul(*cells, experiment.replications);
-      !total || *total > limits::max_replications) {
-    throw UserError(fmt::format(
-        "{}: {} cells x {} replications is above 2^62, the most replications pfmab counts",
-        experiment.source, *cells, experiment.replications));
+  if (replications > limits::max_replications) {
+    const auto each = blocks.size() == 1 ? fmt::to_string(blocks.front().replications())
+                                         : std::string("their blocks'");
+    throw UserError(fmt::format("{}: {} cells x {} replications is above 2^62, the most "
+                                "replications pfmab counts",
+                                experiment.source, cells, each));
   }
 }
 
@@ -133,24 +169,154 @@ std::string shown(const Value& value) {
   return to_json(value).dump();
 }
 
-// Refuses a value other than its default for an option the cell's algorithm
-// does not have (another algorithm's), the same way for every algorithm.
-void check_options(const CellValues& values) {
-  const auto& algorithm = algorithms::find_algorithm(values.word("algorithm.name"));
-  const auto all = parameters();
-  for (std::size_t i = 0; i < all.size(); ++i) {
-    const auto* owner = algorithms::owner_of(all[i].key);
-    if (!owner || owner == algorithm.options) continue;
-    const auto fallback = all[i].fallback.empty() && all[i].derive ? all[i].derive(values.all())
-                                                                    : default_values(all[i]).front();
-    if (values.all()[i] == fallback) continue;
-    throw UserError(fmt::format("{} '{}' is {}'s; {} has none (use '{}' or leave it out)",
-                                all[i].name(), shown(values.all()[i]), owner->owner, algorithm.name,
-                                shown(fallback)));
+// Calls visit(values) with each combination of the block's lists, in sweep
+// order (the last axis turning fastest), derived values filled in.
+template <class Visit>
+void for_each_combination(const SweepBlock& block, Visit&& visit) {
+  const auto axes = block.axes();
+  std::vector<std::size_t> at(axes.size(), 0);
+  while (true) {
+    std::vector<Value> values(block.lists.size());
+    for (std::size_t a = 0; a < axes.size(); ++a) {
+      for (const auto k : axes[a]) values[k] = block.lists[k][at[a]];
+    }
+    for (std::size_t k = 0; k < values.size(); ++k) {
+      const auto& parameter = parameters()[k];
+      if (parameter.derive && std::holds_alternative<std::monostate>(values[k])) {
+        values[k] = parameter.derive(values);
+      }
+    }
+    visit(std::move(values));
+    std::size_t a = axes.size();
+    while (a > 0 && ++at[a - 1] == block.lists[axes[a - 1].front()].size()) at[--a] = 0;
+    if (a == 0) return;
   }
 }
 
+// The cells of a sweep, each made once. A combination's keys that have no
+// effect on its cell (parameters.hpp, no_effect) take their default, so a
+// key is not crossed with an algorithm that has no use for it, and a
+// combination equal to a cell made before is not made again. It remembers
+// what it reset, for validate's notes, and refuses a key given a value that
+// no cell has a use for.
+class CellSet {
+ public:
+  CellSet() : used_(parameters().size(), false) {}
+
+  // The cell of `values`, what it has no use for reset; nullopt if it is
+  // one made before.
+  std::optional<CellValues> add(std::vector<Value> values) {
+    CellValues cell(std::move(values));
+    const auto all = parameters();
+    // Derived keys last: their defaults read the others' (q's reads S's).
+    for (const bool derived : {false, true}) {
+      for (std::size_t k = 0; k < all.size(); ++k) {
+        if (!all[k].of_cell || (all[k].derive != nullptr) != derived) continue;
+        const auto why = no_effect(all[k], cell);
+        if (!why) {
+          used_[k] = true;
+          continue;
+        }
+        auto& value = cell.at(all[k].key);
+        const auto fallback = default_of(all[k], cell.all());
+        if (value == fallback) continue;
+        if (std::holds_alternative<std::monostate>(value)) {  // q, when S is what was given
+          value = fallback;
+          continue;
+        }
+        auto& reset = reset_[k];
+        const auto& algorithm = cell.word("algorithm.name");
+        if (reset.algorithms.empty()) reset = {{}, *why, shown(value)};
+        if (std::find(reset.algorithms.begin(), reset.algorithms.end(), algorithm) ==
+            reset.algorithms.end()) {
+          reset.algorithms.push_back(algorithm);
+        }
+        value = fallback;
+      }
+    }
+    if (!seen_.insert(identity(cell)).second) {
+      ++repeats_;
+      return std::nullopt;
+    }
+    return cell;
+  }
+
+  // What validate says of the sweep's shape: each key not crossed with an
+  // algorithm, and the combinations not made. Throws UserError for a key
+  // given a value no cell has a use for.
+  std::vector<std::string> notes(const std::string& source) const {
+    std::vector<std::string> out;
+    for (const auto& [k, reset] : reset_) {
+      const auto name = parameters()[k].name();
+      const auto algorithms = join(reset.algorithms);
+      if (!used_[k]) {
+        throw UserError(fmt::format("{}: {} '{}' has no effect on any cell ({}: {}); leave it out",
+                                    source, name, reset.value, algorithms, reset.why));
+      }
+      out.push_back(fmt::format("{} has no effect on {} ({}): not crossed with {}", name,
+                                algorithms, reset.why,
+                                reset.algorithms.size() == 1 ? "it" : "them"));
+    }
+    if (repeats_ > 0) {
+      out.push_back(fmt::format("{} combination{} of the sweep repeat{} a cell made before: made "
+                                "once",
+                                repeats_, repeats_ == 1 ? "" : "s", repeats_ == 1 ? "s" : ""));
+    }
+    return out;
+  }
+
+ private:
+  struct Reset {
+    std::vector<std::string> algorithms;  // whose cells it was reset in
+    std::string why;                      // the first's reason
+    std::string value;                    // the first value reset, as given
+  };
+
+  static std::string join(const std::vector<std::string>& words) {
+    std::string out;
+    for (const auto& word : words) out += (out.empty() ? "" : ", ") + word;
+    return out;
+  }
+
+  // What tells two cells apart: every value of the cell's record, the means
+  // by content (two blocks read the same file into two tables) and name.
+  std::string identity(const CellValues& cell) {
+    std::string key;
+    const auto all = parameters();
+    for (std::size_t k = 0; k < all.size(); ++k) {
+      if (!all[k].of_cell) continue;
+      if (const auto* means = std::get_if<std::shared_ptr<const GivenMeans>>(&cell.all()[k])) {
+        key += fmt::format("{}\x1f", instance_number(**means));
+      } else {
+        key += to_json(cell.all()[k]).dump() + "\x1f";
+      }
+    }
+    return key;
+  }
+  std::size_t instance_number(const GivenMeans& means) {
+    for (std::size_t i = 0; i < instances_.size(); ++i) {
+      if (instances_[i]->name == means.name && instances_[i]->table.rows == means.table.rows) {
+        return i;
+      }
+    }
+    instances_.push_back(&means);
+    return instances_.size() - 1;
+  }
+
+  std::vector<bool> used_;              // per parameter: some cell has a use for it
+  std::map<std::size_t, Reset> reset_;  // per parameter reset in some cell
+  std::set<std::string> seen_;
+  std::vector<const GivenMeans*> instances_;  // distinct, held by the sweep's lists
+  std::uint64_t repeats_ = 0;
+};
+
 }  // namespace
+
+std::uint64_t Experiment::total_replications() const {
+  std::uint64_t total = 0;
+  for (std::size_t c = 0; c < cells.size(); ++c) total += replications(c);
+  return total;
+}
 
 FlagValues parse_flag(const Parameter& parameter, std::string_view flag, std::string_view text,
                       bool inline_means) {
@@ -178,6 +344,12 @@ FlagValues parse_flag(const Parameter& parameter, std::string_view flag, std::st
       return;
     }
     if (text.empty()) throw UserError("give a value");
+    if (!parameter.sweeps && text.find(',') != std::string_view::npos) {
+      throw UserError(fmt::format(
+          "takes one value, not a list (got '{}'){}", excerpt(text),
+          parameter.key == "replications" ? "; each [[sweep]] block of a file may give its own"
+                                          : ""));
+    }
     std::string_view rest = text;
     while (true) {
       const auto comma = parameter.sweeps ? rest.find(',') : std::string_view::npos;
@@ -224,68 +396,87 @@ Experiment load_experiment(const std::optional<std::filesystem::path>& file,
                       "is missing (a CSV path relative to the experiment file, or a matrix of "
                       "local means, one row per client)");
   }
-  constexpr auto both = "give a participation probability q or a number of clients S, not both";
-  const bool probability = flag_of("participation.probability") ||
-                           read.node("participation.probability");
-  if (const auto* clients = flag_of("participation.clients"); clients && probability) {
-    throw UserError(fmt::format("{} (key 'participation.clients'): {}", clients->flag, both));
-  } else if (const auto* node = read.node("participation.clients"); node && probability) {
-    read.fail(*node, "participation.clients", both);
-  }
-  std::vector<std::vector<Value>> lists;
-  for (const auto& parameter : parameters()) {
+  // The top level's lists, then each block's laid over them; a flag
+  // overrides both.
+  const auto given = [&](const Parameter& parameter, ExperimentFile::Block block) {
     const std::string key(parameter.key);
-    if (const auto* given = flag_of(key)) {
-      lists.push_back(given->values);
-    } else if (read.node(key)) {
-      lists.push_back(read.values(parameter));
-    } else {
-      lists.push_back(default_values(parameter));
+    if (const auto* flag = flag_of(key)) return flag->values;
+    if (read.node(key, block)) return read.values(parameter, block);
+    if (block && read.node(key)) return read.values(parameter);
+    return default_values(parameter);
+  };
+  // q and S are two ways of saying who takes part: a block may give one.
+  const auto check_participation = [&](ExperimentFile::Block block) {
+    constexpr auto both = "give a participation probability q or a number of clients S, not both";
+    const auto in_file = [&](std::string_view key) {
+      return read.node(key, block) ? read.node(key, block) : read.node(key);
+    };
+    if (!flag_of("participation.probability") && !in_file("participation.probability")) return;
+    if (const auto* clients = flag_of("participation.clients")) {
+      throw UserError(fmt::format("{} (key 'participation.clients'): {}", clients->flag, both));
     }
-  }
-  for (const auto& value : lists[index_of("instance.means")]) {
-    if (const auto& csv = std::get<std::shared_ptr<const GivenMeans>>(value)->file) {
-      experiment.files.push_back(*csv);
+    if (const auto* node = in_file("participation.clients")) {
+      read.fail(*node, "participation.clients", both);
     }
-  }
-  experiment.seed = std::get<std::uint64_t>(lists[index_of("seed")].front());
-  experiment.replications = std::get<std::uint64_t>(lists[index_of("replications")].front());
-
-  // The cartesian product, first parameter outermost, bounded before it is
-  // built.
-  std::vector<std::size_t> sizes;
-  for (const auto& list : lists) sizes.push_back(list.size());
-  check_sweep_size(experiment, sizes, lists[index_of("instance.means")]);
-  experiment.canonical = {{"seed", experiment.seed},
-                          {"replications", experiment.replications},
-                          {"cells", nlohmann::json::array()}};
-  CellBuilder builder;
-  std::vector<std::size_t> at(sizes.size(), 0);
-  while (true) {
-    std::vector<Value> values;
-    for (std::size_t k = 0; k < lists.size(); ++k) values.push_back(lists[k][at[k]]);
-    for (std::size_t k = 0; k < values.size(); ++k) {
-      const auto& parameter = parameters()[k];
-      if (parameter.derive && std::holds_alternative<std::monostate>(values[k])) {
-        values[k] = parameter.derive(values);
+  };
+  std::vector<SweepBlock> blocks;
+  const auto block_of = [&](ExperimentFile::Block block) {
+    SweepBlock sweep;
+    for (const auto& parameter : parameters()) sweep.lists.push_back(given(parameter, block));
+    check_participation(block);
+    const auto zips = read.node("zip", block) ? read.zips(block) : read.zips();
+    for (const auto& zip : zips) {
+      std::vector<std::size_t> group;
+      for (const auto& key : zip.keys) group.push_back(index_of(key));
+      std::sort(group.begin(), group.end());
+      const auto length = sweep.lists[group.front()].size();
+      for (const auto k : group) {
+        if (sweep.lists[k].size() == length) continue;
+        read.fail(*zip.node, "zip",
+                  fmt::format("it pairs {} ({} values) with {} ({} values): zipped lists need "
+                              "one length",
+                              parameters()[group.front()].key, length, parameters()[k].key,
+                              sweep.lists[k].size()));
+      }
+      sweep.zips.push_back(std::move(group));
+    }
+    blocks.push_back(std::move(sweep));
+  };
+  if (read.blocks() == 0) block_of(std::nullopt);
+  for (std::size_t b = 0; b < read.blocks(); ++b) block_of(b);
+  for (const auto& block : blocks) {
+    for (const auto& value : block.lists[index_of("instance.means")]) {
+      if (const auto& csv = std::get<std::shared_ptr<const GivenMeans>>(value)->file) {
+        experiment.files.push_back(*csv);
       }
     }
-    CellValues cell(std::move(values));
-    auto spec = builder.spec(cell);  // the instance's errors name where its means were given
-    const auto index = experiment.cells.size();
-    try {
-      check_options(cell);
-      experiment.cells.emplace_back(std::move(spec), index);  // every combined constraint
-    } catch (const UserError& e) {
-      throw UserError(fmt::format("{}: {}: {}", shown_source, describe(index, cell), e.what()));
-    }
-    experiment.canonical["cells"].push_back(cell.to_json());
-    experiment.values.push_back(std::move(cell));
-    // next combination: the last parameter turns fastest
-    std::size_t k = sizes.size();
-    while (k > 0 && ++at[k - 1] == sizes[k - 1]) at[--k] = 0;
-    if (k == 0) break;
   }
+  experiment.seed = std::get<std::uint64_t>(blocks.front().lists[index_of("seed")].front());
+  check_sweep_size(experiment, blocks);
+
+  // Every block's product, in order, each cell made once.
+  experiment.canonical = {{"seed", experiment.seed},
+                          {"replications", nlohmann::json::array()},
+                          {"cells", nlohmann::json::array()}};
+  CellBuilder builder;
+  CellSet made;
+  for (const auto& block : blocks) {
+    for_each_combination(block, [&](std::vector<Value> values) {
+      const auto index = experiment.cells.size();
+      auto cell = made.add(std::move(values));
+      if (!cell) return;
+      auto spec = builder.spec(*cell);  // the instance's errors name where its means were given
+      try {
+        experiment.cells.emplace_back(std::move(spec), index);  // every combined constraint
+      } catch (const UserError& e) {
+        throw UserError(fmt::format("{}: {}: {}", shown_source, describe(index, *cell), e.what()));
+      }
+      experiment.canonical["replications"].push_back(cell->whole("replications"));
+      experiment.canonical["cells"].push_back(cell->to_json());
+      experiment.values.push_back(std::move(*cell));
+    });
+  }
+  experiment.notes = made.notes(shown_source);
   return experiment;
 }
 

@@ -217,8 +217,10 @@ class Reader {
   std::filesystem::path base_;
 };
 
-// The keys a table of the file may hold: the parameters' own, and the
-// top level's name and description, which change no result.
+// The keys a table of the file may hold: the parameters' own; the top
+// level's name and description, which change no result; `zip`, and the
+// [[sweep]] blocks, which hold the same keys as the top level but `seed`
+// (one for the whole experiment), `sweep` and the top level's words.
 std::map<std::string, std::vector<std::string_view>> known_keys() {
   std::map<std::string, std::vector<std::string_view>> known{{"", {"name", "description"}}};
   for (const auto& parameter : parameters()) {
@@ -231,22 +233,39 @@ std::map<std::string, std::vector<std::string_view>> known_keys() {
     if (!known.count(table)) known[""].push_back(parameter.key.substr(0, dot));
     known[table].push_back(parameter.key.substr(dot + 1));
   }
+  known[""].push_back("zip");
+  auto& block = known["sweep"];
+  for (const auto key : known[""]) {
+    if (key != "name" && key != "description" && key != "seed") block.push_back(key);
+  }
+  known[""].push_back("sweep");
   return known;
 }
 
+// `prefix` names the table in messages, `at` in `known` ("sweep" for a
+// block, whose subtables are the top level's).
 void check_known_keys(const Reader& reader, const toml::table& table, const std::string& prefix,
+                      const std::string& at,
                       const std::map<std::string, std::vector<std::string_view>>& known) {
-  const auto& here = known.at(prefix);
+  const auto& here = known.at(at);
   for (const auto& [key, value] : table) {
-    const auto name =
-        prefix.empty() ? std::string(key.str()) : prefix + "." + std::string(key.str());
-    if (std::find(here.begin(), here.end(), key.str()) == here.end()) {
+    const std::string word(key.str());
+    const auto name = prefix.empty() ? word : prefix + "." + word;
+    if (std::find(here.begin(), here.end(), word) == here.end()) {
       reader.fail(value, name, fmt::format("unknown key (expected one of: {})", join(here)));
     }
-    if (prefix.empty() && known.count(std::string(key.str()))) {
+    if (at.empty() && word == "sweep") {
+      const auto* blocks = value.as_array();
+      if (!blocks || !blocks->is_array_of_tables() || blocks->empty()) {
+        reader.fail(value, name, "expected [[sweep]] tables, one per block of the sweep");
+      }
+      for (const auto& block : *blocks) {
+        check_known_keys(reader, *block.as_table(), name, "sweep", known);
+      }
+    } else if ((at.empty() || at == "sweep") && word != "sweep" && known.count(word)) {
       const auto* sub = value.as_table();
       if (!sub) reader.fail(value, name, "expected a table, got " + type_name(value));
-      check_known_keys(reader, *sub, name, known);
+      check_known_keys(reader, *sub, name, word, known);
     }
   }
 }
@@ -286,19 +305,64 @@ ExperimentFile::ExperimentFile(const std::filesystem::path& path)
   } catch (const toml::parse_error& e) {
     throw UserError(syntax_error(shown_, text_, e));
   }
-  check_known_keys(Reader(shown_, directory_), table_, "", known_keys());
+  check_known_keys(Reader(shown_, directory_), table_, "", "", known_keys());
+  if (const auto* blocks = table_.get_as<toml::array>("sweep")) {
+    for (const auto& block : *blocks) blocks_.push_back(block.as_table());
+  }
 }
 
-std::vector<Value> ExperimentFile::values(const Parameter& parameter) const {
+std::vector<Value> ExperimentFile::values(const Parameter& parameter, Block block) const {
   const Reader reader(shown_, directory_);
   const std::string key(parameter.key);
-  const auto& node = *this->node(key);
+  const auto& node = *this->node(key, block);
   const auto nodes = parameter.type == ValueType::means ? reader.instances(node, key)
                      : parameter.sweeps                  ? reader.values(node, key)
                                                          : std::vector{&node};
   std::vector<Value> values;
   for (const auto* n : nodes) values.push_back(reader.value(parameter, *n));
   return values;
+}
+
+std::vector<ExperimentFile::ZipGroup> ExperimentFile::zips(Block block) const {
+  const auto* node = this->node("zip", block);
+  if (!node) return {};
+  const auto* list = node->as_array();
+  const auto expected = [&](const toml::node& at) {
+    fail(at, "zip",
+         "expected a list of keys that advance together, e.g. [\"horizon\", \"comm_cost\"], "
+         "or a list of such lists");
+  };
+  if (!list || list->empty()) expected(*node);
+  std::vector<const toml::array*> groups;
+  if (list->get(0)->is_array()) {
+    for (const auto& group : *list) {
+      if (!group.is_array()) expected(group);
+      groups.push_back(group.as_array());
+    }
+  } else {
+    groups.push_back(list);
+  }
+  std::vector<ZipGroup> out;
+  std::vector<std::string> seen;
+  for (const auto* group : groups) {
+    ZipGroup zipped{{}, group};
+    for (const auto& element : *group) {
+      if (!element.is_string()) expected(element);
+      const auto key = *element.value<std::string>();
+      const auto* parameter = find_parameter(key);
+      if (!parameter || !parameter->sweeps) {
+        fail(element, "zip", fmt::format("'{}' is not a key that sweeps", excerpt(key)));
+      }
+      if (std::find(seen.begin(), seen.end(), key) != seen.end()) {
+        fail(element, "zip", fmt::format("'{}' is zipped twice", key));
+      }
+      seen.push_back(key);
+      zipped.keys.push_back(key);
+    }
+    if (zipped.keys.size() < 2) fail(*group, "zip", "a zip needs two keys or more");
+    out.push_back(std::move(zipped));
+  }
+  return out;
 }
 
 void ExperimentFile::fail(const toml::node& node, std::string_view key,

@@ -23,11 +23,25 @@ class ExperimentFile {
   explicit ExperimentFile(const std::filesystem::path& path);
 
   const std::string& text() const { return text_; }
-  // The node of `key`, nullptr where the file does not give it.
-  const toml::node* node(std::string_view key) const { return table_.at_path(key).node(); }
-  // The values the file gives `parameter` (a list's elements where it
-  // sweeps), each read as its type and checked; the file must give it.
-  std::vector<Value> values(const Parameter& parameter) const;
+
+  // A part of the sweep: the top level, or one of its [[sweep]] blocks, each
+  // of which lays its keys over the top level's (docs/experiment.md).
+  using Block = std::optional<std::size_t>;  // nullopt: the top level
+  std::size_t blocks() const { return blocks_.size(); }
+  // The node of `key` in `block`, nullptr where it does not give it.
+  const toml::node* node(std::string_view key, Block block = {}) const {
+    return table(block).at_path(key).node();
+  }
+  // The values `block` gives `parameter` (a list's elements where it
+  // sweeps), each read as its type and checked; it must give it.
+  std::vector<Value> values(const Parameter& parameter, Block block = {}) const;
+  // The keys that `zip` pairs in `block` (each group's lists advance
+  // together), checked to be keys that sweep, each in one group at most.
+  struct ZipGroup {
+    std::vector<std::string> keys;
+    const toml::node* node;  // where it is given, for messages
+  };
+  std::vector<ZipGroup> zips(Block block = {}) const;
   // Throws UserError about `key` placed at `node`.
   [[noreturn]] void fail(const toml::node& node, std::string_view key,
                          const std::string& problem) const;
@@ -36,10 +50,13 @@ class ExperimentFile {
   [[noreturn]] void fail_missing(std::string_view key, const std::string& problem) const;
 
  private:
+  const toml::table& table(Block block) const { return block ? *blocks_[*block] : table_; }
+
   std::string shown_;               // the path, as messages quote it
   std::filesystem::path directory_;  // CSV paths are relative to it
   std::string text_;
   toml::table table_;
+  std::vector<const toml::table*> blocks_;  // in table_
 };
 
 }  // namespace pfmab::io

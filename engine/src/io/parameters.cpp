@@ -100,7 +100,7 @@ const std::array<Parameter, 16> engine_table{{
     {.key = "replications", .order = 200, .flags = "--replications,-R", .type = whole, .fallback = "100",
      .of_cell = false, .help = "replications per cell", .least = 1},
     {.key = "mode", .order = 210, .flags = "--mode", .type = word, .fallback = "aggregated",
-     .help = "aggregated (one draw per arm and run, cost independent of T) or per-pull (one draw "
+     .sweeps = true, .help = "aggregated (one draw per arm and run, cost independent of T) or per-pull (one draw "
              "per pull)",
      .check = check_mode},
     {.key = "checkpoints.log_points", .order = 220, .type = whole, .fallback = "40",
@@ -181,6 +181,30 @@ std::vector<Value> default_values(const Parameter& parameter) {
     if (comma == std::string_view::npos) return values;
     rest.remove_prefix(comma + 1);
   }
+}
+
+Value default_of(const Parameter& parameter, std::span<const Value> cell) {
+  return parameter.fallback.empty() && parameter.derive ? parameter.derive(cell)
+                                                        : default_values(parameter).front();
+}
+
+std::optional<std::string> no_effect(const Parameter& parameter, const CellValues& values) {
+  const auto& algorithm = algorithms::find_algorithm(values.word("algorithm.name"));
+  if (const auto* owner = algorithms::owner_of(parameter.key);
+      owner && owner != algorithm.options) {
+    return fmt::format("it is {}'s option", owner->owner);
+  }
+  for (const auto& ignored : algorithm.ignores) {
+    if (ignored.key == parameter.key) return std::string(ignored.why);
+  }
+  if (parameter.key == "participation.aggregate") {
+    const bool every_client =
+        values.has("participation.clients")
+            ? values.whole("participation.clients") == values.means().table.rows.size()
+            : values.real("participation.probability") == 1.0;
+    if (every_client) return std::string("every client takes part in every phase");
+  }
+  return std::nullopt;
 }
 
 nlohmann::json to_json(const Value& value) {

@@ -2,6 +2,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <filesystem>
+#include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -12,7 +15,7 @@ namespace pfmab::io {
 
 CellReport describe(const sim::Cell& cell, const CellValues& values, std::uint64_t requested) {
   CellReport d;
-  describe_algorithm(d, values);
+  d.algorithm = values.word("algorithm.name");
   d.alpha = cell.spec().alpha;
   d.clients = cell.instance().clients();
   d.arms = cell.instance().arms();
@@ -20,47 +23,52 @@ CellReport describe(const sim::Cell& cell, const CellValues& values, std::uint64
   d.schedule = cell.algorithm().schedule();
   d.rewards = model::to_string(cell.instance().rewards().kind);
   d.mode = sim::to_string(cell.drawn_fidelity());
+  d.keys = cell_keys(values, d.mode);
   d.bounds = cell.algorithm().bounds(cell);
   d.requested = requested;
   return d;
 }
 
-void describe_algorithm(CellReport& report, const CellValues& values) {
-  report.algorithm = values.word("algorithm.name");
-  const auto& preset = values.word("algorithm.preset");
-  const auto& lengths = values.word("algorithm.lengths");
-  const double algorithm_alpha = values.real("algorithm.alpha");
-  auto participation = nlohmann::json::object();
-  std::vector<std::string> parts;
-  if (preset != "paper") parts.push_back(preset);
-  if (lengths != "paper") parts.push_back(lengths + " lengths");
-  bool full = true;
-  if (values.has("participation.clients")) {
-    const auto clients = values.whole("participation.clients");
-    participation["clients"] = clients;
-    full = clients == values.means().table.rows.size();
-    parts.push_back(fmt::format("S={}", clients));
-  } else {
-    const double probability = values.real("participation.probability");
-    participation["probability"] = probability;
-    full = probability == 1.0;
-    if (!full) parts.push_back(fmt::format("q={}", probability));
+std::vector<CellKey> cell_keys(const CellValues& values, const std::string& mode) {
+  std::vector<CellKey> keys;
+  const auto all = parameters();
+  for (std::size_t k = 0; k < all.size(); ++k) {
+    const auto& parameter = all[k];
+    if (!parameter.of_cell) continue;
+    const auto& value = values.all()[k];
+    if (parameter.type == ValueType::means) {
+      keys.push_back({"instance", values.means().name, false});
+    } else if (parameter.key == "mode") {
+      keys.push_back({"mode", mode, mode == std::get<std::string>(default_of(parameter, {}))});
+    } else if (no_effect(parameter, values)) {
+      keys.push_back({std::string(parameter.name()), nullptr, true});
+    } else {
+      const bool at_default = value == default_of(parameter, values.all());
+      keys.push_back({std::string(parameter.name()), io::to_json(value), at_default,
+                      at_default && parameter.derive});
+    }
   }
-  // Moot with every client: left out.
-  if (!full) {
-    const auto& aggregate = values.word("participation.aggregate");
-    participation["aggregate"] = aggregate;
-    if (aggregate == "participants") parts.push_back("participants' means");
+  return keys;
+}
+
+std::vector<std::string> varied_keys(std::span<const CellReport> cells) {
+  std::vector<std::string> varied;
+  if (cells.empty()) return varied;
+  for (std::size_t k = 0; k < cells.front().keys.size(); ++k) {
+    std::optional<nlohmann::json> first;
+    const auto differs = [&](const CellReport& c) {
+      const auto& key = c.keys[k];
+      // a derived value stands for "what the others say", not a number
+      const auto value = key.derived ? nlohmann::json("derived") : key.value;
+      if (value.is_null()) return false;
+      if (!first) first = value;
+      return value != *first;
+    };
+    if (std::any_of(cells.begin(), cells.end(), differs)) {
+      varied.push_back(cells.front().keys[k].name);
+    }
   }
-  if (algorithm_alpha != values.real("alpha")) {
-    parts.push_back(fmt::format("run at alpha {}", algorithm_alpha));
-  }
-  report.options = {{"preset", preset},
-                    {"lengths", lengths},
-                    {"algorithm_alpha", algorithm_alpha},
-                    {"participation", participation}};
-  report.variant.clear();
-  for (const auto& part : parts) report.variant += (report.variant.empty() ? "" : ", ") + part;
+  return varied;
 }
 
 void CellAccumulator::add(const sim::ReplicationResult& result) {
@@ -91,16 +99,33 @@ nlohmann::json to_json(const theory::Bounds& b) {
   return out;
 }
 
+namespace {
+
+nlohmann::json keys_json(const CellReport& cell) {
+  auto keys = nlohmann::json::object();
+  for (const auto& key : cell.keys) keys[key.name] = key.value;
+  return keys;
+}
+
+nlohmann::json varied_json(std::span<const CellReport> cells) {
+  auto varied = nlohmann::json::array();
+  for (const auto& key : varied_keys(cells)) varied.push_back(key);
+  return varied;
+}
+
+}  // namespace
+
 nlohmann::json to_json(std::uint64_t seed, const std::string& digest,
                        std::span<const CellReport> cells) {
   auto out = nlohmann::json::object();
   out["seed"] = seed;
   out["digest"] = digest;
+  out["varied"] = varied_json(cells);
   out["cells"] = nlohmann::json::array();
   for (const auto& c : cells) {
     out["cells"].push_back({
         {"algorithm", c.algorithm},
-        {"options", c.options},
+        {"keys", keys_json(c)},
         {"alpha", c.alpha},
         {"clients", c.clients},
         {"arms", c.arms},
@@ -137,21 +162,127 @@ std::string interval(double low, double high) {
                                                    : "n/a";
 }
 
+// The keys of a table's rows: those that vary as columns, the others once
+// in lines above it. An instance is shown by its file's name without
+// directory and ".csv" (as given where two would look alike), with its M and
+// K; T and C by the paper's letters; a key without effect on a cell as "-".
+class KeyColumns {
+ public:
+  explicit KeyColumns(std::span<const CellReport> cells) : rows_(cells.size()) {
+    if (cells.empty()) return;
+    const auto varied = varied_keys(cells);
+    const bool short_names = distinct_stems(cells);
+    const auto add = [&](const std::string& label, bool varies, bool shown_when_constant,
+                         auto&& value_of) {
+      if (!varies) {
+        if (shown_when_constant) constants_.push_back(label + " " + value_of(cells.front()));
+        return;
+      }
+      std::size_t width = label.size();
+      for (std::size_t c = 0; c < cells.size(); ++c) {
+        rows_[c].push_back(value_of(cells[c]));
+        width = std::max(width, rows_[c].back().size());
+      }
+      labels_.push_back(label);
+      widths_.push_back(width);
+    };
+    for (std::size_t k = 0; k < cells.front().keys.size(); ++k) {
+      const auto& key = cells.front().keys[k];
+      const bool varies = std::find(varied.begin(), varied.end(), key.name) != varied.end();
+      const bool always = std::find(std::begin(kAlwaysShown), std::end(kAlwaysShown),
+                                    key.name) != std::end(kAlwaysShown);
+      const bool shown = !key.value.is_null() && (always || !key.at_default);
+      add(label_of(key.name), varies, shown, [&](const CellReport& c) {
+        return shown_value(c.keys[k], short_names);
+      });
+      if (key.name != "instance") continue;
+      const auto differ = [&](auto member) {
+        return std::any_of(cells.begin(), cells.end(),
+                           [&](const CellReport& c) { return c.*member != cells.front().*member; });
+      };
+      add("M", differ(&CellReport::clients), true,
+          [](const CellReport& c) { return fmt::to_string(c.clients); });
+      add("K", differ(&CellReport::arms), true,
+          [](const CellReport& c) { return fmt::to_string(c.arms); });
+    }
+  }
+
+  // The constant keys, as lines of at most about 100 characters.
+  void print_constants(std::ostream& out) const {
+    std::string line;
+    for (const auto& constant : constants_) {
+      if (!line.empty() && line.size() + 2 + constant.size() > 100) {
+        fmt::print(out, "{}\n", line);
+        line.clear();
+      }
+      line += (line.empty() ? "" : "  ") + constant;
+    }
+    if (!line.empty()) fmt::print(out, "{}\n", line);
+  }
+  std::string header() const { return cells_of(labels_); }
+  std::string row(std::size_t cell) const { return cells_of(rows_[cell]); }
+
+ private:
+  static constexpr const char* kAlwaysShown[] = {"instance",  "algorithm", "alpha",   "horizon",
+                                                 "comm_cost", "schedule",  "mode"};
+
+  static std::string label_of(const std::string& name) {
+    if (name == "horizon") return "T";
+    if (name == "comm_cost") return "C";
+    return name;
+  }
+
+  static std::string stem(const std::string& name) {
+    return std::filesystem::path(name).stem().string();
+  }
+
+  // Whether no two instances of the cells share a file name.
+  static bool distinct_stems(std::span<const CellReport> cells) {
+    std::map<std::string, std::string> named;  // stem -> as given
+    for (const auto& c : cells) {
+      const auto& given = std::find_if(c.keys.begin(), c.keys.end(), [](const CellKey& key) {
+                            return key.name == "instance";
+                          })->value.get<std::string>();
+      const auto [at, fresh] = named.emplace(stem(given), given);
+      if (!fresh && at->second != given) return false;
+    }
+    return true;
+  }
+
+  static std::string shown_value(const CellKey& key, bool short_names) {
+    if (key.value.is_null()) return "-";
+    if (key.value.is_string()) {
+      const auto& word = key.value.get_ref<const std::string&>();
+      return key.name == "instance" && short_names ? stem(word) : word;
+    }
+    if (key.value.is_number_float()) return fmt::format("{}", key.value.get<double>());
+    return key.value.dump();
+  }
+
+  // The key columns of one line, left-aligned, each followed by two spaces.
+  std::string cells_of(const std::vector<std::string>& values) const {
+    std::string out;
+    for (std::size_t i = 0; i < values.size(); ++i) {
+      out += fmt::format("{:<{}}  ", values[i], widths_[i]);
+    }
+    return out;
+  }
+
+  std::vector<std::string> constants_;            // "label value"
+  std::vector<std::string> labels_;               // of the varied keys
+  std::vector<std::size_t> widths_;               // of their columns
+  std::vector<std::vector<std::string>> rows_;    // per cell, its varied keys' values
+};
+
 }  // namespace
 
 void print_table(std::ostream& out, std::uint64_t seed, const std::string& digest,
                  std::span<const CellReport> cells) {
-  std::vector<std::string> labels;
-  std::size_t width = 8;
-  for (const auto& c : cells) {
-    labels.push_back(c.variant.empty() ? c.algorithm : c.algorithm + " [" + c.variant + "]");
-    width = std::max(width, labels.back().size());
-  }
-  fmt::print(out,
-             "{:<{}} {:>6} {:>4} {:>4} {:>10} {:>11} {:>12} {:>25} {:>10} {:>7} {:>10} {:>12} "
-             "{:>12}\n",
-             "algo", width, "alpha", "M", "K", "T", "reps", "regret", "95% CI", "comm", "phases",
-             "identified", "lower Th.1", "upper Th.2");
+  const KeyColumns keys(cells);
+  keys.print_constants(out);
+  fmt::print(out, "{}{:>11} {:>12} {:>25} {:>10} {:>7} {:>10} {:>12} {:>12}\n", keys.header(),
+             "reps", "regret", "95% CI", "comm", "phases", "identified", "lower Th.1",
+             "upper Th.2");
   for (std::size_t i = 0; i < cells.size(); ++i) {
     const auto& c = cells[i];
     // an interrupted run shows how far each cell got
@@ -159,27 +290,22 @@ void print_table(std::ostream& out, std::uint64_t seed, const std::string& diges
                           ? fmt::format("{}", c.requested)
                           : fmt::format("{}/{}", c.regret.count, c.requested);
     if (c.regret.count == 0) {
-      fmt::print(out, "{:<{}} {:>6} {:>4} {:>4} {:>10} {:>11} {:>12}\n", labels[i], width, c.alpha,
-                 c.clients, c.arms, c.horizon, reps, "-");
+      fmt::print(out, "{}{:>11} {:>12}\n", keys.row(i), reps, "-");
       continue;
     }
-    fmt::print(out,
-               "{:<{}} {:>6} {:>4} {:>4} {:>10} {:>11} {:>12.1f} {:>25} {:>10.1f} {:>7.2f} "
-               "{:>9.1f}% {:>12} {:>12}\n",
-               labels[i], width, c.alpha, c.clients, c.arms, c.horizon, reps, c.regret.mean,
-               interval(c.regret.ci95_low, c.regret.ci95_high), c.comm_count_mean, c.phases_mean,
-               100.0 * c.identified, fixed(c.bounds.theorem1_lower(), 1),
-               fixed(c.bounds.theorem2_upper, 1));
+    fmt::print(out, "{}{:>11} {:>12.1f} {:>25} {:>10.1f} {:>7.2f} {:>9.1f}% {:>12} {:>12}\n",
+               keys.row(i), reps, c.regret.mean, interval(c.regret.ci95_low, c.regret.ci95_high),
+               c.comm_count_mean, c.phases_mean, 100.0 * c.identified,
+               fixed(c.bounds.theorem1_lower(), 1), fixed(c.bounds.theorem2_upper, 1));
   }
-  fmt::print(out, "seed {}  mode {}  schedule f(p) = {}  digest {}\n", seed,
-             cells.empty() ? "-" : cells.front().mode, cells.empty() ? "-" : cells.front().schedule,
-             digest);
+  fmt::print(out, "seed {}  digest {}\n", seed, digest);
 }
 
 nlohmann::json bounds_json(std::span<const CellReport> cells) {
-  auto out = nlohmann::json{{"cells", nlohmann::json::array()}};
+  auto out = nlohmann::json{{"varied", varied_json(cells)}, {"cells", nlohmann::json::array()}};
   for (const auto& c : cells) {
-    out["cells"].push_back({{"alpha", c.alpha},
+    out["cells"].push_back({{"keys", keys_json(c)},
+                            {"alpha", c.alpha},
                             {"clients", c.clients},
                             {"arms", c.arms},
                             {"horizon", c.horizon},
@@ -191,23 +317,20 @@ nlohmann::json bounds_json(std::span<const CellReport> cells) {
 }
 
 void print_bounds_table(std::ostream& out, std::span<const CellReport> cells) {
-  fmt::print(out,
-             "{:>6} {:>4} {:>4} {:>14} {:>9} {:>16} {:>7} {:>11} {:>11} {:>11} {:>11} {:>12}\n",
-             "alpha", "M", "K", "T", "rewards", "schedule", "log T", "Th.1 const", "Th.1 lower",
-             "Cor.1 const", "Cor.1 lower", "Th.2 upper");
+  const KeyColumns keys(cells);
+  keys.print_constants(out);
+  fmt::print(out, "{}{:>16} {:>7} {:>11} {:>11} {:>11} {:>11} {:>12}\n", keys.header(),
+             "f(p)", "log T", "Th.1 const", "Th.1 lower", "Cor.1 const", "Cor.1 lower",
+             "Th.2 upper");
   std::vector<std::string> notes;
-  for (const auto& c : cells) {
+  for (std::size_t i = 0; i < cells.size(); ++i) {
+    const auto& c = cells[i];
     const auto& b = c.bounds;
-    fmt::print(out,
-               "{:>6} {:>4} {:>4} {:>14} {:>9} {:>16} {:>7.3f} {:>11} {:>11} {:>11} {:>11} "
-               "{:>12}\n",
-               c.alpha, c.clients, c.arms, c.horizon, c.rewards, c.schedule, b.log_horizon,
-               fixed(b.theorem1_constant, 2), fixed(b.theorem1_lower(), 1),
-               fixed(b.corollary1_constant, 2), fixed(b.corollary1_lower(), 1),
-               fixed(b.theorem2_upper, 1));
-    if (!b.theorem2_note.empty()) {
-      notes.push_back(fmt::format("alpha {}, T {}: {}", c.alpha, c.horizon, b.theorem2_note));
-    }
+    fmt::print(out, "{}{:>16} {:>7.3f} {:>11} {:>11} {:>11} {:>11} {:>12}\n", keys.row(i),
+               c.schedule, b.log_horizon, fixed(b.theorem1_constant, 2),
+               fixed(b.theorem1_lower(), 1), fixed(b.corollary1_constant, 2),
+               fixed(b.corollary1_lower(), 1), fixed(b.theorem2_upper, 1));
+    if (!b.theorem2_note.empty()) notes.push_back(fmt::format("row {}: {}", i + 1, b.theorem2_note));
   }
   fmt::print(out,
              "lower bounds: liminf R(T) / log T >= constant (Theorem 1, Corollary 1: Gaussian "

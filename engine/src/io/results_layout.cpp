@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 
 #include "pfmab/io/parameters.hpp"
+#include "pfmab/io/report.hpp"
 #include "pfmab/io/results_file.hpp"
 #include "pfmab/util/error.hpp"
 #include "pfmab/util/version.hpp"
@@ -100,6 +101,15 @@ void write_values(hid_t group, const CellValues& values) {
     } write{group, all[i], name};
     std::visit(write, values.all()[i]);
   }
+  // the keys it holds its default of because its algorithm has no use for them
+  std::string unused;
+  for (const auto& parameter : all) {
+    if (!parameter.of_cell || !no_effect(parameter, values)) continue;
+    if (!unused.empty()) unused += ',';
+    unused += parameter.name();
+  }
+  h5::write_attribute(group, "no_effect", unused);
+  h5::write_attribute(group, "replications", values.whole("replications"));
 }
 
 void create_cell(hid_t file, std::size_t index, const sim::Cell& cell, const CellValues& values,
@@ -190,22 +200,26 @@ void create_output(const std::filesystem::path& path, const Experiment& experime
   h5::write_attribute(root, "git_commit", std::string(git_commit()));
   h5::write_attribute(root, "created", now_utc());
   h5::write_attribute(root, "seed", experiment.seed);
-  h5::write_attribute(root, "mode", experiment.values.front().word("mode"));
-  h5::write_attribute(root, "replications", experiment.replications);
   h5::write_attribute(root, "shard", shard.text());
   h5::write_attribute(root, "source", experiment.source);
   h5::write_attribute(root, "experiment", experiment.text);
   h5::write_attribute(root, "experiment_canonical", canonical_text(experiment));
+  // the keys that tell its cells apart, as their attributes are named
+  std::vector<CellReport> identities(cells.size());
+  for (std::size_t c = 0; c < cells.size(); ++c) {
+    identities[c].keys =
+        cell_keys(experiment.values[c], std::string(sim::to_string(cells[c].drawn_fidelity())));
+  }
   std::string keys;
-  for (const auto& parameter : parameters()) {
-    if (!parameter.sweeps) continue;
-    if (!keys.empty()) keys += ',';
-    keys += parameter.key;
+  for (const auto& key : varied_keys(identities)) {
+    if (!keys.empty()) keys += ',';  // no string temporary: GCC 12's -Wrestrict false positive
+    keys += key;
   }
   h5::write_attribute(root, "sweep_keys", keys);
   h5::Handle(H5Gcreate2(root, "cells", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT));
   for (std::size_t c = 0; c < cells.size(); ++c) {
-    create_cell(root, c, cells[c], experiment.values[c], shard.range(experiment.replications));
+    create_cell(root, c, cells[c], experiment.values[c],
+                shard.range(experiment.replications(c)));
   }
   created.close();  // written: complete on disk
 }
@@ -234,14 +248,45 @@ h5::Handle open_for_writing(const std::filesystem::path& path) {
   return file;
 }
 
+namespace {
+
+// Opens an output to change what it records before rows are written to it:
+// not in SWMR mode, which allows no new attributes or datasets.
+h5::Handle open_to_amend(const std::filesystem::path& path) {
+  auto access = latest_format_access();
+  hbool_t clear = true;  // a writer killed while writing left its marks
+  h5::check(H5Pset(access.get(), "clear_status_flags", &clear), "H5Pset clear_status_flags");
+  return h5::Handle(H5Fopen(path.c_str(), H5F_ACC_RDWR, access.get()));
+}
+
+}  // namespace
+
+void grow_output(const std::filesystem::path& path, const Experiment& experiment) {
+  auto file = open_to_amend(path);
+  for (std::size_t c = 0; c < experiment.cells.size(); ++c) {
+    h5::Handle group(H5Gopen2(file.get(), group_name(c).c_str(), H5P_DEFAULT));
+    const sim::ReplicationRange whole{0, experiment.replications(c)};
+    if (read_ranges(group.get()) == std::vector{whole}) continue;
+    write_ranges(group.get(), std::span(&whole, 1));
+    h5::write_attribute(group.get(), "replications", whole.end);
+    // its summary is of fewer rows than it will hold: none until it is complete
+    const auto checkpoints = h5::dims(open_dataset(group.get(), "checkpoints").get())[0];
+    const std::vector<double> nans(checkpoints, std::numeric_limits<double>::quiet_NaN());
+    write_summary(group.get(), std::vector(CellSummary::kSeries.size(),
+                                           std::vector(CellSummary::kStatistics.size(), nans)));
+  }
+  // What it is, last: a kill in between leaves cells that contradict the
+  // record, which the reader refuses, never a file that passes for either.
+  h5::write_attribute(file.get(), "grown", now_utc());
+  h5::write_attribute(file.get(), "experiment", experiment.text);
+  h5::write_attribute(file.get(), "experiment_canonical", canonical_text(experiment));
+  file.close();
+}
+
 void record_merge(const std::filesystem::path& path,
                   std::span<const std::vector<sim::ReplicationRange>> ranges,
                   const std::string& merged_from) {
-  // Not yet in SWMR mode, which allows no new attributes or datasets.
-  auto access = latest_format_access();
-  hbool_t clear = true;  // a shard killed while writing left its marks
-  h5::check(H5Pset(access.get(), "clear_status_flags", &clear), "H5Pset clear_status_flags");
-  h5::Handle file(H5Fopen(path.c_str(), H5F_ACC_RDWR, access.get()));
+  auto file = open_to_amend(path);
   h5::write_attribute(file.get(), "shard", sim::Shard{}.text());
   h5::write_attribute(file.get(), "merged", now_utc());
   h5::write_attribute(file.get(), "merged_from", merged_from);

@@ -25,8 +25,10 @@ namespace pfmab::io {
 // 2: fidelity mode and the paper's bounds per cell; 3: the algorithm's
 // options per cell, the row datasets without a fill value; 4: shards (the
 // root's shard, each cell's replication_ranges); 5: string attributes
-// stored fixed-length
-inline constexpr const char* kFormat = "pfmab-results-5";
+// stored fixed-length; 6: replications per cell (the canonical form's
+// list, each cell's attribute), sweep_keys the keys that vary, each cell's
+// no_effect, no root mode
+inline constexpr const char* kFormat = "pfmab-results-6";
 
 std::string group_name(std::size_t cell);  // cells/NNNN
 std::string canonical_text(const Experiment& experiment);
@@ -41,6 +43,11 @@ void create_output(const std::filesystem::path& path, const Experiment& experime
 // Opens an existing output for writing rows under SWMR (UserError if HDF5
 // will not open it).
 h5::Handle open_for_writing(const std::filesystem::path& path);
+// Makes an output of an experiment the output of `experiment`, the same
+// experiment asking as many replications of each cell or more: each
+// cell's replication_ranges become [0, R), and the summaries of those that
+// grow NaN until they are complete again (docs/outputs.md, "Growing").
+void grow_output(const std::filesystem::path& path, const Experiment& experiment);
 // Makes the copy of a shard at `path` a merge whose cells hold `ranges`.
 void record_merge(const std::filesystem::path& path,
                   std::span<const std::vector<sim::ReplicationRange>> ranges,

@@ -72,14 +72,18 @@ ResultsReader::ResultsReader(const std::filesystem::path& path) : path_(path) {
     }
     const auto canonical = nlohmann::json::parse(attribute("experiment_canonical"));
     seed_ = canonical.at("seed").get<std::uint64_t>();
-    replications_ = canonical.at("replications").get<std::uint64_t>();
     const auto& cells = canonical.at("cells");
+    const auto& replications = canonical.at("replications");
     if (!cells.is_array() || cells.empty()) throw unreadable("its experiment has no cells");
+    if (!replications.is_array() || replications.size() != cells.size()) {
+      throw unreadable("its experiment does not give each cell its replications");
+    }
     for (std::size_t c = 0; c < cells.size(); ++c) {
       StoredCell cell;
       cell.name = group_name(c);
       const auto& params = cells.at(c);
       cell.parameters = params;
+      cell.requested = replications.at(c).get<std::uint64_t>();
       cell.algorithm = params.at("algorithm").get<std::string>();
       cell.rewards = params.at("rewards").get<std::string>();
       cell.schedule = params.at("schedule").get<std::string>();
@@ -113,10 +117,10 @@ void ResultsReader::check(const StoredCell& cell, const h5::Handle& group) const
   if (cell.checkpoints.empty()) throw unreadable(cell.name + " has no checkpoints");
   std::uint64_t next = 0;
   for (const auto& r : cell.ranges) {
-    if (r.first < next || r.end < r.first || r.end > replications_) {
+    if (r.first < next || r.end < r.first || r.end > cell.requested) {
       throw unreadable(fmt::format(
           "{}/replication_ranges holds [{}, {}), not a range of [0, {}) after the previous one",
-          cell.name, r.first, r.end, replications_));
+          cell.name, r.first, r.end, cell.requested));
     }
     next = r.end;
   }
@@ -142,9 +146,8 @@ std::string ResultsReader::attribute(const std::string& name) const {
 }
 
 bool ResultsReader::partial() const {
-  const sim::ReplicationRange whole{0, replications()};
   return shard().whole() && std::any_of(cells_.begin(), cells_.end(), [&](const StoredCell& c) {
-           return c.ranges != std::vector<sim::ReplicationRange>{whole};
+           return c.ranges != std::vector<sim::ReplicationRange>{{0, c.requested}};
          });
 }
 
@@ -171,7 +174,9 @@ std::pair<std::vector<CellReport>, std::string> read_reports(const ResultsReader
   for (std::size_t c = 0; c < file.cells().size(); ++c) {
     const auto& stored = file.cells()[c];
     CellReport description;
-    describe_algorithm(description, CellValues::from_json(stored.parameters, stored.instance));
+    description.algorithm = stored.algorithm;
+    description.keys =
+        cell_keys(CellValues::from_json(stored.parameters, stored.instance), stored.mode);
     description.alpha = stored.alpha;
     description.clients = stored.clients;
     description.arms = stored.arms;
@@ -181,7 +186,7 @@ std::pair<std::vector<CellReport>, std::string> read_reports(const ResultsReader
     description.mode = stored.mode;
     description.bounds = stored.bounds;
     // a shard asks for its share; a partial merge for all, of which it lacks some
-    description.requested = file.partial() ? file.replications() : stored.expected();
+    description.requested = file.partial() ? stored.requested : stored.expected();
     CellAccumulator accumulator(description);
     for (std::uint64_t first = 0; first < stored.done; first += block) {
       for (const auto& r : file.read(c, first, std::min(block, stored.done - first))) {

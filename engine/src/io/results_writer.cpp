@@ -35,6 +35,35 @@ OutputLock build_new_output(const OutputTarget& target, const Experiment& experi
   return built.commit();
 }
 
+// The canonical form but for how many replications each cell asks.
+nlohmann::json without_replications(nlohmann::json canonical) {
+  canonical.erase("replications");
+  return canonical;
+}
+
+// Refuses to grow what cannot grow: a shard (whose share of a larger count
+// is another set of replications), a partial merge, or a cell asked for
+// fewer replications than the output holds.
+void check_growth(const std::filesystem::path& path, const ResultsReader& existing,
+                  const Experiment& experiment, const sim::Shard& shard) {
+  const auto again = "use --overwrite to replace it, or choose another -o";
+  if (!shard.whole() || !existing.shard().whole()) {
+    throw UserError(fmt::format(
+        "output '{}' holds shard {} of this experiment with other replication counts: a shard "
+        "does not grow (run the shards anew, or grow their merge); {}",
+        path.string(), existing.shard().text(), again));
+  }
+  for (std::size_t c = 0; c < experiment.cells.size(); ++c) {
+    const auto held = existing.cells()[c].requested;
+    if (experiment.replications(c) < held) {
+      throw UserError(fmt::format(
+          "output '{}' holds {} replications of cell {}, more than the {} asked: ask for {} or "
+          "more to continue or grow it, or {}",
+          path.string(), held, c, experiment.replications(c), held, again));
+    }
+  }
+}
+
 }  // namespace
 
 // The open output and the rows on their way to it.
@@ -108,6 +137,7 @@ ResultsWriter::Impl::Impl(const std::filesystem::path& path, const Experiment& e
     : shown_(path) {
   h5::silence_errors();
   const auto target = check_output(path, experiment.files);
+  bool grows = false;  // the same experiment with more replications
   if (target.exists && !overwrite) {
     {
       const auto existing = [&] {
@@ -118,12 +148,15 @@ ResultsWriter::Impl::Impl(const std::filesystem::path& path, const Experiment& e
               fmt::format("{} (use --overwrite to replace it, or choose another -o)", e.what()));
         }
       }();
-      if (existing.attribute("experiment_canonical") != canonical_text(experiment)) {
+      const auto held = nlohmann::json::parse(existing.attribute("experiment_canonical"));
+      if (without_replications(held) != without_replications(experiment.canonical)) {
         throw UserError(fmt::format(
             "output '{}' holds the results of a different experiment (from {}, created {}); use "
             "--overwrite to replace it, or choose another -o",
             path.string(), existing.attribute("source"), existing.attribute("created")));
       }
+      grows = held != experiment.canonical;
+      if (grows) check_growth(path, existing, experiment, shard);
       if (existing.shard() != shard) {
         throw UserError(fmt::format(
             "output '{}' holds shard {} of this experiment, not {}; use --overwrite to replace "
@@ -138,6 +171,9 @@ ResultsWriter::Impl::Impl(const std::filesystem::path& path, const Experiment& e
       }
     }  // closed before it is reopened for writing
     lock_ = OutputLock(path);
+    if (grows) {
+      writing([&] { grow_output(path, experiment); });
+    }
     resumed_ = true;
   } else {
     lock_ = build_new_output(target, experiment, cells, shard);

@@ -28,8 +28,10 @@ void lead(const io::Experiment& experiment, const Options& options, World& world
           sim::RunOptions& run, std::optional<io::ResultsWriter>& writer, Outcome& outcome) {
   const auto& cells = experiment.cells;
   const auto total = sim::total(run.ranges);
-  const auto requested = options.shard.range(experiment.replications).count();
-  const auto asked = cells.size() * requested;
+  std::uint64_t asked = 0;  // every cell's share
+  for (std::size_t c = 0; c < cells.size(); ++c) {
+    asked += options.shard.range(experiment.replications(c)).count();
+  }
   // A resumed run's earlier replications are only in the file: its report is
   // read back from there; any other run reports what its sink kept.
   const bool report_from_file = writer && writer->resumed();
@@ -40,7 +42,8 @@ void lead(const io::Experiment& experiment, const Options& options, World& world
 
   std::vector<io::CellAccumulator> accumulators;
   for (std::size_t c = 0; c < cells.size(); ++c) {
-    accumulators.emplace_back(io::describe(cells[c], experiment.values[c], requested));
+    accumulators.emplace_back(io::describe(cells[c], experiment.values[c],
+                                           options.shard.range(experiment.replications(c)).count()));
   }
   Digest digest;
   auto& timings = outcome.timings;
@@ -110,13 +113,16 @@ Outcome run_experiment(const io::Experiment& experiment, const Options& options,
   const auto& cells = experiment.cells;
   sim::RunOptions run;
   run.seed = experiment.seed;
-  run.replications = experiment.replications;
   run.threads = options.threads;
   world.on_every_rank([&] {
     sim::validate(run);  // before any output file is touched
-    sim::validate(options.shard, experiment.replications);
+    for (std::size_t c = 0; c < cells.size(); ++c) {
+      sim::validate(options.shard, experiment.replications(c));
+    }
   });
-  run.ranges.assign(cells.size(), options.shard.range(experiment.replications));
+  for (std::size_t c = 0; c < cells.size(); ++c) {
+    run.ranges.push_back(options.shard.range(experiment.replications(c)));
+  }
 
   // The output is the leader's, opened once every rank is ready: a rank that
   // cannot run the experiment leaves no file behind.

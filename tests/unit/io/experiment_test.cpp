@@ -42,7 +42,7 @@ const std::string synthetic = "means = \"" + testing::shared_data("synthetic_4x9
 TEST_F(ExperimentFile, DefaultsAreThePapersSyntheticSetting) {
   const auto e = load("[instance]\n" + synthetic);
   EXPECT_EQ(e.seed, 1u);
-  EXPECT_EQ(e.replications, 100u);
+  EXPECT_EQ(e.replications(0), 100u);
   ASSERT_EQ(e.cells.size(), 5u);  // alpha = 0, 0.2, 0.5, 0.9, 1
   EXPECT_EQ(e.cells[2].spec().alpha, 0.5);
   EXPECT_EQ(e.cells[0].spec().horizon, 1'000'000u);
@@ -59,7 +59,7 @@ TEST_F(ExperimentFile, ListsMakeACartesianProductFirstKeyOutermost) {
       "[instance]\n" +
       synthetic + "rewards = [\"gaussian\", \"bernoulli\"]\n");
   ASSERT_EQ(e.cells.size(), 2u * 2u * 3u);
-  EXPECT_EQ(e.replications, 1000u);
+  EXPECT_EQ(e.replications(0), 1000u);
   // order: rewards, then alpha, then horizon (see parameters())
   EXPECT_EQ(e.cells[0].spec().instance->rewards().kind, model::RewardKind::gaussian);
   EXPECT_EQ(e.cells[6].spec().instance->rewards().kind, model::RewardKind::bernoulli);

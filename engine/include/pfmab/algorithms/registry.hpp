@@ -19,6 +19,14 @@ struct OptionGroup {
   std::span<const io::Parameter> parameters;
 };
 
+// An engine key an algorithm has no use for, and why ("it never
+// communicates"): a sweep does not cross the algorithm with it (the cell is
+// made once, with the key's default) and a summary shows no value for it.
+struct IgnoredKey {
+  std::string_view key;
+  std::string_view why;
+};
+
 // What registering an algorithm declares.
 struct AlgorithmEntry {
   std::string_view name;                   // as `algorithm.name` and --algorithm spell it
@@ -27,6 +35,9 @@ struct AlgorithmEntry {
   // options among them). Throws UserError for options it refuses.
   std::shared_ptr<const sim::Algorithm> (*configure)(const io::CellValues& values,
                                                      const sim::CellContext& cell) = nullptr;
+  // The engine's keys it ignores (another algorithm's options it ignores
+  // without saying so).
+  std::span<const IgnoredKey> ignores;
 };
 
 // Every registered algorithm, in registry.cpp's order.

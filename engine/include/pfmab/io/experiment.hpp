@@ -14,9 +14,13 @@
 
 namespace pfmab::io {
 
-// A validated experiment, built once: the cells of its sweep (the cartesian
-// product of every list-valued parameter, in parameters() order), each with
-// the values it was made from, replications per cell and the master seed.
+// A validated experiment, built once: the cells of its sweep, each with the
+// values it was made from (its replications among them), and the master
+// seed. The sweep is the cartesian product of every list-valued parameter,
+// in parameters() order, but for the lists a `zip` pairs, which advance
+// together; a file's [[sweep]] blocks are such products each, one after the
+// other. A key that has no effect on a cell is not crossed with it: each
+// cell is made once (docs/experiment.md).
 struct Experiment {
   std::string source;  // the experiment file, or "command line"
   std::string text;    // the file's text and any command-line overrides
@@ -24,9 +28,16 @@ struct Experiment {
   // output of the run may be one of them.
   std::vector<std::filesystem::path> files;
   std::uint64_t seed = 1;
-  std::uint64_t replications = 100;
   std::vector<CellValues> values;  // what each cell is, parameter by parameter
   std::vector<sim::Cell> cells;    // the same, validated, with what follows from it
+  // What validate says of the sweep's shape: keys not crossed with an
+  // algorithm that has no use for them, combinations not made twice.
+  std::vector<std::string> notes;
+
+  std::uint64_t replications(std::size_t cell) const {
+    return values[cell].whole("replications");
+  }
+  std::uint64_t total_replications() const;
   // Everything that determines the results, resolved (means as numbers, not
   // paths): two experiments give the same results exactly when it is equal.
   nlohmann::json canonical;

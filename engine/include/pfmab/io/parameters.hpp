@@ -97,6 +97,18 @@ Value parse_value(const Parameter& parameter, std::string_view text);
 // (std::monostate without one).
 std::vector<Value> default_values(const Parameter& parameter);
 
+// The value `parameter` takes in a cell that gives none: its default, or
+// what it derives from the cell's other values.
+Value default_of(const Parameter& parameter, std::span<const Value> cell);
+
+class CellValues;
+// Why `parameter` has no effect on the cell of `values`, e.g. "it is
+// PF-UCB's option" or "it never pays for communication" (another algorithm's
+// option, a key the cell's algorithm ignores: algorithms/registry.hpp; how
+// the server averages when every client takes part); nullopt where it has
+// one.
+std::optional<std::string> no_effect(const Parameter& parameter, const CellValues& values);
+
 // A value's JSON form: a number, a word, the matrix of means, or null.
 nlohmann::json to_json(const Value& value);
 // The value `parameter` records for `json` (the inverse of to_json; means

@@ -17,20 +17,29 @@
 
 namespace pfmab::io {
 
+// One key of a cell, as summaries show it: a parameter by its record name
+// (the means as `instance`, named as given), its value, null where it has
+// no effect on the cell (its algorithm has no use for it).
+struct CellKey {
+  std::string name;
+  nlohmann::json value;
+  bool at_default = false;  // the value a cell that does not give it has
+  // at_default, and that value is derived from the cell's others (the
+  // algorithm's alpha is alpha): not a value of its own
+  bool derived = false;
+};
+
 // The final-slot summary of one cell, as `run` and `summary` print it.
 struct CellReport {
-  std::string algorithm;  // its name
-  // What the cell sets of the algorithm's options, for the table: e.g.
-  // "authors-code, q=0.5"; empty for none.
-  std::string variant;
-  nlohmann::json options;  // preset, lengths, algorithm_alpha, participation
+  std::string algorithm;       // its name
+  std::vector<CellKey> keys;   // what the cell is: every key, in parameters() order
   double alpha = 0.0;
   std::size_t clients = 0;
   std::size_t arms = 0;
   std::uint64_t horizon = 0;
-  std::string schedule;
+  std::string schedule;         // f(p), "none" for an algorithm without one
   std::string rewards;          // "gaussian" or "bernoulli"
-  std::string mode;             // the fidelity, "aggregated" or "per-pull"
+  std::string mode;             // the fidelity its rewards were drawn with
   theory::Bounds bounds;        // the paper's theory for the cell
   std::uint64_t requested = 0;  // replications asked for
   stats::Summary regret;        // pseudo-regret at T, over the replications done
@@ -42,8 +51,13 @@ struct CellReport {
 // Every field of a cell's report but the statistics, from the cell and the
 // values it was made from.
 CellReport describe(const sim::Cell& cell, const CellValues& values, std::uint64_t requested);
-// The algorithm's name, variant and options, from a cell's values.
-void describe_algorithm(CellReport& report, const CellValues& values);
+// A cell's keys, from its values; `mode` as its rewards were drawn (a
+// baseline draws every reward).
+std::vector<CellKey> cell_keys(const CellValues& values, const std::string& mode);
+// The names of the keys that take more than one value over `cells`, in
+// parameters() order: the sweep's, as the output records them. A cell on
+// which a key has no effect, or holds what it derives, gives it no value.
+std::vector<std::string> varied_keys(std::span<const CellReport> cells);
 
 // Builds a CellReport one replication at a time, in replication order.
 class CellAccumulator {
@@ -62,16 +76,19 @@ class CellAccumulator {
 // The JSON form of a cell's bounds (NaN, where a bound does not apply, is null).
 nlohmann::json to_json(const theory::Bounds& bounds);
 
-// {"seed", "digest", "cells": [...]}, the object `run --json` prints.
+// {"seed", "digest", "varied": [key, ...], "cells": [...]}, the object
+// `run --json` prints; each cell's "keys" are every key of it.
 nlohmann::json to_json(std::uint64_t seed, const std::string& digest,
                        std::span<const CellReport> cells);
 
-// A readable table of the same.
+// A readable table of the same: the keys that vary as columns, the others
+// once above it (those at their defaults only if every summary shows them:
+// instance, algorithm, alpha, T, C, schedule, mode).
 void print_table(std::ostream& out, std::uint64_t seed, const std::string& digest,
                  std::span<const CellReport> cells);
 
-// What `pfmab bounds` prints: each cell's parameters and bounds, as a table
-// or as {"cells": [...]}.
+// What `pfmab bounds` prints: each cell's keys and bounds, as a table (laid
+// out as print_table's) or as {"varied", "cells": [...]}.
 nlohmann::json bounds_json(std::span<const CellReport> cells);
 void print_bounds_table(std::ostream& out, std::span<const CellReport> cells);
 

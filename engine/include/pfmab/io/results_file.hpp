@@ -120,6 +120,7 @@ struct StoredCell {
   std::uint64_t horizon = 0;
   std::size_t clients = 0, arms = 0;
   std::vector<std::uint64_t> checkpoints;
+  std::uint64_t requested = 0;                // the replications the experiment asks of it
   std::vector<sim::ReplicationRange> ranges;  // the replications its rows are, in order
   std::uint64_t done = 0;                     // complete rows
 
@@ -148,7 +149,6 @@ class ResultsReader {
 
   std::string attribute(const std::string& name) const;
   std::uint64_t seed() const { return seed_; }
-  std::uint64_t replications() const { return replications_; }  // asked per cell
   sim::Shard shard() const { return shard_; }                   // 0/1 for a whole run or a merge
   // A merge of some of the shards only (merge --partial).
   bool partial() const;
@@ -168,7 +168,7 @@ class ResultsReader {
 
   std::filesystem::path path_;
   std::unique_ptr<h5::Handle> file_;
-  std::uint64_t seed_ = 0, replications_ = 0;
+  std::uint64_t seed_ = 0;
   sim::Shard shard_;
   std::vector<StoredCell> cells_;
 };
