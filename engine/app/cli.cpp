@@ -7,11 +7,13 @@
 #include <iostream>
 #include <map>
 #include <optional>
+#include <sstream>
 
 #include <fmt/format.h>
 
 #include "pfmab/algorithms/registry.hpp"
 #include "pfmab/io/experiment.hpp"
+#include "pfmab/io/export.hpp"
 #include "pfmab/io/merge.hpp"
 #include "pfmab/io/progress.hpp"
 #include "pfmab/io/report.hpp"
@@ -157,6 +159,14 @@ int summary_command(const std::string& path, bool json) {
   return 0;
 }
 
+int export_command(const std::string& path, bool long_form) {
+  const io::ResultsReader file(path);
+  std::ostringstream table;  // all of it or nothing: a damaged output prints no half table
+  io::export_csv(file, table, long_form);
+  std::cout << table.str();
+  return 0;
+}
+
 int merge_command(const MergeFlags& f) {
   const std::vector<std::filesystem::path> parts(f.parts.begin(), f.parts.end());
   io::merge_shards(parts, f.output, f.partial, f.overwrite);
@@ -195,6 +205,13 @@ Commands::Commands(CLI::App& app) {
   summary_->add_option("file", summary_path_, "HDF5 output of pfmab run")->required();
   summary_->add_flag("--json", summary_json_, "print one JSON object instead of the table");
 
+  export_ = app.add_subcommand(
+      "export", "print an output as one CSV table (pandas.read_csv reads it), every key a column");
+  export_->add_option("file", export_path_, "HDF5 output of pfmab run")->required();
+  export_->add_flag("--csv", export_csv_, "CSV, the one format (the default)");
+  export_->add_flag("--long", export_long_,
+                    "a row per cell and checkpoint with every summary series, not per cell");
+
   merge_ = app.add_subcommand("merge",
                               "join the shards of an experiment (run --shard I/N) into one output");
   merge_->add_option("shards", merge_flags_.parts, "the shards' output files")->required();
@@ -215,8 +232,9 @@ int Commands::execute(run::World& world) const {
   if (summary_->parsed()) return summary_command(summary_path_, summary_json_);
   if (bounds_->parsed()) return bounds_command(bounds_flags_, bounds_json_);
   if (merge_->parsed()) return merge_command(merge_flags_);
+  if (export_->parsed()) return export_command(export_path_, export_long_);
   throw UserError(
-      "no subcommand given (expected run, validate, summary, bounds or merge; see pfmab "
+      "no subcommand given (expected run, validate, summary, bounds, merge or export; see pfmab "
       "--help)");
 }
 

@@ -44,7 +44,7 @@ struct MergeFlags {
   bool partial = false, overwrite = false, json = false;
 };
 
-// The program's commands (run, validate, bounds, summary, merge), whose
+// The program's commands (run, validate, bounds, summary, merge, export), whose
 // flags it adds to an App; once that has parsed the command line, runs the
 // one given. (CLI11 writes the flags' values into this object: it stays
 // where it was made.)
@@ -67,7 +67,9 @@ class Commands {
   std::string summary_path_;
   bool summary_json_ = false;
   MergeFlags merge_flags_;
-  CLI::App *run_, *validate_, *bounds_, *summary_, *merge_;
+  std::string export_path_;
+  bool export_long_ = false, export_csv_ = true;
+  CLI::App *run_, *validate_, *bounds_, *summary_, *merge_, *export_;
 };
 
 }  // namespace pfmab::cli

@@ -382,6 +382,18 @@ std::vector<double> read_series_column(hid_t group, std::size_t series, hsize_t 
   return values;
 }
 
+std::vector<std::vector<std::vector<double>>> read_summary(hid_t group) {
+  std::vector<std::vector<std::vector<double>>> statistics;
+  for (const auto* series : CellSummary::kSeries) {
+    auto& of_series = statistics.emplace_back();
+    for (const auto* statistic : CellSummary::kStatistics) {
+      const auto set = open_dataset(group, fmt::format("summary/{}/{}", series, statistic));
+      of_series.push_back(h5::read_block<double>(set.get(), 0, h5::dims(set.get())[0]));
+    }
+  }
+  return statistics;
+}
+
 void write_summary(hid_t group, const std::vector<std::vector<std::vector<double>>>& statistics) {
   for (std::size_t s = 0; s < CellSummary::kSeries.size(); ++s) {
     for (std::size_t k = 0; k < CellSummary::kStatistics.size(); ++k) {

@@ -92,6 +92,7 @@ void truncate_rows(hid_t group, std::uint64_t rows);
 std::vector<double> read_series_column(hid_t group, std::size_t series, hsize_t rows,
                                        hsize_t column);
 // summary/<series>/<statistic>, as CellSummary::statistics gives them.
+std::vector<std::vector<std::vector<double>>> read_summary(hid_t group);
 void write_summary(hid_t group, const std::vector<std::vector<std::vector<double>>>& statistics);
 
 }  // namespace pfmab::io

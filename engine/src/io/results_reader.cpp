@@ -159,6 +159,13 @@ RowBlock ResultsReader::rows(std::size_t cell, std::uint64_t first, std::uint64_
   });
 }
 
+std::vector<std::vector<std::vector<double>>> ResultsReader::summary(std::size_t cell) const {
+  return reading([&] {
+    h5::Handle group(H5Gopen2(file_->get(), cells_[cell].name.c_str(), H5P_DEFAULT));
+    return read_summary(group.get());
+  });
+}
+
 std::vector<sim::ReplicationResult> ResultsReader::read(std::size_t cell, std::uint64_t first,
                                                         std::uint64_t count) const {
   const auto block = rows(cell, first, count);

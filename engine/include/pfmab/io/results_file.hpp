@@ -157,6 +157,9 @@ class ResultsReader {
   std::vector<sim::ReplicationResult> read(std::size_t cell, std::uint64_t first,
                                            std::uint64_t count) const;
   RowBlock rows(std::size_t cell, std::uint64_t first, std::uint64_t count) const;
+  // The summary datasets of cell `cell`: [series][statistic][checkpoint], in
+  // CellSummary's orders (NaN until the cell is complete).
+  std::vector<std::vector<std::vector<double>>> summary(std::size_t cell) const;
 
  private:
   // Runs `step`, turning a failure to read the file into that UserError.

@@ -1,0 +1,318 @@
+// Sweeps a researcher can read (issue 15), through the real program: the
+// study of results/study/experiment.toml at reduced size prints every key
+// that varies (C and the instance among them) in the table, both JSON
+// objects and the CSV export; keys with no effect make no duplicate cells
+// and validate says so; zip and [[sweep]] blocks expand as
+// docs/experiment.md says; an output grows to more replications with the
+// digest of a run of that size from scratch; every sweeping flag takes a
+// list.
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <set>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "pfmab/io/parameters.hpp"
+#include "pfmab/io/results_file.hpp"
+#include "run_cli.hpp"
+#include "temp_dir.hpp"
+
+namespace pfmab::testing {
+namespace {
+
+// The study (results/study/experiment.toml) at reduced size: the same four
+// algorithms x five alphas x four costs on MovieLens and a second, smaller
+// game, at T = 2000 with 3 replications.
+std::string study_toml() {
+  return "seed = 2026\n"
+         "replications = 3\n"
+         "horizon = 2000\n"
+         "alpha = [0, 0.2, 0.5, 0.9, 1]\n"
+         "comm_cost = [0, 1, 10, 100]\n"
+         "[instance]\n"
+         "means = [\"" + shared_data("movielens_10x40.csv") + "\", \"" +
+         shared_data("synthetic_4x9.csv") + "\"]\n"
+         "[algorithm]\n"
+         "name = [\"pf-ucb\", \"pf-ucb-enhanced\", \"local-ucb\", \"centralized-ucb\"]\n";
+}
+
+// (2 PF-UCB algorithms x 5 alphas x 4 costs + 2 baselines x 5 alphas) x 2
+// instances: the baselines, which never pay for communication, are not
+// crossed with the 4 costs.
+constexpr std::size_t kStudyCells = (2 * 5 * 4 + 2 * 5) * 2;
+
+std::string slurp(const std::filesystem::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+std::vector<std::string> split(const std::string& line, char by) {
+  std::vector<std::string> out;
+  std::string part;
+  std::istringstream in(line);
+  while (std::getline(in, part, by)) out.push_back(part);
+  return out;
+}
+
+class Study : public ::testing::Test {
+ protected:
+  void SetUp() override { dir_.write("study.toml", study_toml()); }
+  std::string file() const { return (dir_ / "study.toml").string(); }
+  TempDir dir_{"sweep"};
+};
+
+TEST_F(Study, AKeyWithNoEffectMakesNoDuplicateCellsAndValidateSaysSo) {
+  const auto r = run_cli({"validate", file()});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find(std::to_string(kStudyCells) + " cells x 3 replications"), std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("note: comm_cost has no effect on local-ucb, centralized-ucb (it never pays "
+                       "for communication): not crossed with them"),
+            std::string::npos)
+      << r.out;
+  // 2 baselines x 5 alphas x 2 instances x (4 - 1) costs
+  EXPECT_NE(r.out.find("note: 60 combinations of the sweep repeat a cell made before"),
+            std::string::npos)
+      << r.out;
+}
+
+TEST_F(Study, EverySummaryShowsEveryVariedKeyIncludingCAndTheInstance) {
+  const auto output = dir_ / "study.h5";
+  const auto run = run_cli({"run", file(), "-o", output.string(), "--json", "-q"});
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  const auto summary = run_cli({"summary", output.string(), "--json"});
+  ASSERT_EQ(summary.exit_code, 0) << summary.err;
+  const std::vector<std::string> varied{"instance", "algorithm", "alpha", "comm_cost", "mode"};
+  for (const auto* printed : {&run, &summary}) {
+    const auto json = nlohmann::json::parse(printed->out);
+    EXPECT_EQ(json["varied"], varied);
+    ASSERT_EQ(json["cells"].size(), kStudyCells);
+    std::set<std::string> identities;  // no two cells alike
+    for (const auto& cell : json["cells"]) {
+      const auto& keys = cell["keys"];
+      const bool baseline = cell["algorithm"] == "local-ucb" || cell["algorithm"] == "centralized-ucb";
+      EXPECT_EQ(keys["comm_cost"].is_null(), baseline) << cell.dump();
+      identities.insert(keys["instance"].get<std::string>() + keys["algorithm"].dump() +
+                        keys["alpha"].dump() + keys["comm_cost"].dump());
+    }
+    EXPECT_EQ(identities.size(), kStudyCells);
+  }
+
+  // the table: the varied keys as columns, the constant ones above it
+  const auto table = run_cli({"summary", output.string()});
+  ASSERT_EQ(table.exit_code, 0) << table.err;
+  const auto lines = split(table.out, '\n');
+  ASSERT_GE(lines.size(), kStudyCells + 2);
+  EXPECT_EQ(lines[0].rfind("T 2000", std::string::npos) != std::string::npos, true) << lines[0];
+  EXPECT_EQ(lines[1].rfind("instance         M   K   algorithm        alpha  C    mode", 0), 0u)
+      << lines[1];
+  EXPECT_NE(table.out.find("movielens_10x40  10  40  pf-ucb           0.2    10   aggregated"),
+            std::string::npos)
+      << table.out;
+  EXPECT_NE(table.out.find("synthetic_4x9    4   9   local-ucb        0.5    -    per-pull"),
+            std::string::npos)
+      << table.out;
+
+  // the export: one row per cell, every key a column
+  const auto csv = run_cli({"export", output.string(), "--csv"});
+  ASSERT_EQ(csv.exit_code, 0) << csv.err;
+  const auto rows = split(csv.out, '\n');
+  ASSERT_EQ(rows.size(), kStudyCells + 1);
+  const auto header = split(rows[0], ',');
+  for (const std::string column :
+       {"instance", "algorithm", "alpha", "horizon", "comm_cost", "mode", "regret_mean"}) {
+    EXPECT_NE(std::find(header.begin(), header.end(), column), header.end()) << column;
+  }
+  const auto at = [&](const std::string& column) {
+    return static_cast<std::size_t>(std::find(header.begin(), header.end(), column) -
+                                    header.begin());
+  };
+  std::set<std::string> seen;
+  for (std::size_t i = 1; i < rows.size(); ++i) {
+    const auto fields = split(rows[i] + ",", ',');  // a trailing empty field kept
+    seen.insert(fields[at("instance")] + fields[at("algorithm")] + fields[at("alpha")] +
+                fields[at("comm_cost")]);
+  }
+  EXPECT_EQ(seen.size(), kStudyCells);
+  // --long: a row per cell and checkpoint
+  const auto long_csv = run_cli({"export", output.string(), "--long"});
+  ASSERT_EQ(long_csv.exit_code, 0) << long_csv.err;
+  EXPECT_GT(split(long_csv.out, '\n').size(), 40 * kStudyCells);
+}
+
+// A sweep of keys given as a zip and as blocks, read back cell by cell.
+TEST(Sweep, ZipAndBlocksExpandAsDocumented) {
+  TempDir dir("sweep");
+  dir.write("exp.toml", "replications = 2\n"
+                        "alpha = [0, 1]\n"
+                        "horizon = [1000, 2000, 3000]\n"
+                        "comm_cost = [0, 5, 7]\n"
+                        "zip = [\"horizon\", \"comm_cost\"]\n"
+                        "[instance]\n"
+                        "means = [[1, 0], [0, 1]]\n"
+                        "[[sweep]]\n"
+                        "algorithm.name = \"pf-ucb\"\n"
+                        "[[sweep]]\n"
+                        "algorithm.name = \"local-ucb\"\n"
+                        "replications = 5\n"
+                        "horizon = 500\n"
+                        "zip = [\"alpha\", \"algorithm.alpha\"]\n"
+                        "algorithm.alpha = [0.5, 0.5]\n");
+  const auto r = run_cli({"run", (dir / "exp.toml").string(), "--json", "-q"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto cells = nlohmann::json::parse(r.out)["cells"];
+  // block 1: alpha outermost, then (T, C) paired: 2 x 3 cells; block 2: T
+  // 500, alpha paired with the algorithm's alpha, which local-ucb ignores: 2
+  struct Expected {
+    std::string algorithm;
+    double alpha;
+    std::uint64_t horizon;
+    nlohmann::json comm_cost;
+    std::uint64_t replications;
+  };
+  const std::vector<Expected> expected{
+      {"pf-ucb", 0, 1000, 0.0, 2},    {"pf-ucb", 0, 2000, 5.0, 2},   {"pf-ucb", 0, 3000, 7.0, 2},
+      {"pf-ucb", 1, 1000, 0.0, 2},    {"pf-ucb", 1, 2000, 5.0, 2},   {"pf-ucb", 1, 3000, 7.0, 2},
+      {"local-ucb", 0, 500, nullptr, 5}, {"local-ucb", 1, 500, nullptr, 5}};
+  ASSERT_EQ(cells.size(), expected.size()) << r.out;
+  for (std::size_t c = 0; c < expected.size(); ++c) {
+    SCOPED_TRACE("cell " + std::to_string(c));
+    const auto& keys = cells[c]["keys"];
+    EXPECT_EQ(keys["algorithm"], expected[c].algorithm);
+    EXPECT_EQ(keys["alpha"], expected[c].alpha);
+    EXPECT_EQ(keys["horizon"], expected[c].horizon);
+    EXPECT_EQ(keys["comm_cost"], expected[c].comm_cost);
+    EXPECT_EQ(cells[c]["replications"], expected[c].replications);
+  }
+
+  // zipped lists of two lengths are refused where the zip is given
+  dir.write("bad.toml", "horizon = [1000, 2000]\ncomm_cost = [0, 1, 2]\n"
+                        "zip = [\"horizon\", \"comm_cost\"]\n"
+                        "[instance]\nmeans = [[1, 0], [0, 1]]\n");
+  const auto bad = run_cli({"validate", (dir / "bad.toml").string()});
+  EXPECT_EQ(bad.exit_code, 2);
+  EXPECT_NE(bad.err.find("bad.toml:3:7: key 'zip': it pairs horizon (2 values) with comm_cost (3 "
+                         "values)"),
+            std::string::npos)
+      << bad.err;
+}
+
+// Growing: the same experiment with more replications extends the output;
+// its first rows stay bit for bit, its digest is that of the larger run
+// from scratch; fewer replications are refused, the file untouched.
+TEST(Sweep, AnOutputGrowsToTheDigestOfARunOfThatSizeFromScratch) {
+  TempDir dir("sweep");
+  const auto output = dir / "grown.h5";
+  const std::vector<std::string> experiment{
+      "--means", shared_data("synthetic_4x9.csv"), "--alpha", "0.5,1", "-T", "1e4",
+      "--algorithm", "pf-ucb,local-ucb", "-q", "--json"};
+  const auto with = [&](const std::string& replications) {
+    auto args = experiment;
+    args.insert(args.end(), {"-R", replications});
+    return args;
+  };
+  const auto small = run_cli(run_to(with("30"), output));
+  ASSERT_EQ(small.exit_code, 0) << small.err;
+  const auto first_rows = [&] {
+    const io::ResultsReader file(output);
+    std::vector<io::RowBlock> blocks;
+    for (std::size_t c = 0; c < file.cells().size(); ++c) blocks.push_back(file.rows(c, 0, 30));
+    return blocks;
+  }();
+
+  const auto grown = run_cli(run_to(with("70"), output));
+  ASSERT_EQ(grown.exit_code, 0) << grown.err;
+  auto fresh_args = with("70");
+  fresh_args.insert(fresh_args.begin(), "run");
+  const auto fresh = run_cli(fresh_args);
+  ASSERT_EQ(fresh.exit_code, 0) << fresh.err;
+  EXPECT_EQ(printed_digest(grown), printed_digest(fresh));
+  EXPECT_NE(printed_digest(grown), printed_digest(small));
+  {
+    const io::ResultsReader file(output);
+    for (std::size_t c = 0; c < file.cells().size(); ++c) {
+      EXPECT_EQ(file.cells()[c].done, 70u);
+      EXPECT_EQ(file.cells()[c].requested, 70u);
+      EXPECT_TRUE(file.rows(c, 0, 30).values == first_rows[c].values) << "cell " << c;
+    }
+  }
+
+  const auto before = slurp(output);
+  const auto fewer = run_cli(run_to(with("50"), output));
+  EXPECT_EQ(fewer.exit_code, 2);
+  EXPECT_NE(fewer.err.find("holds 70 replications of cell 0, more than the 50 asked"),
+            std::string::npos)
+      << fewer.err;
+  EXPECT_EQ(slurp(output), before) << "the refused run changed the file";
+}
+
+// Every flag of a key that sweeps takes a comma list (each value a cell), in
+// one message style where a value is wrong; a key that does not sweep says
+// it takes one value.
+TEST(Sweep, EverySweepingFlagTakesAListAndTheOthersSaySoInOneStyle) {
+  const std::vector<std::string> base{"validate", "--means-inline", "1,0;0,0.75"};
+  // two values that make two cells where the default is not a list
+  const std::map<std::string, std::string> lists{
+      {"instance.rewards", "gaussian,bernoulli"},
+      {"instance.sigma", "1,2"},
+      {"algorithm.name", "pf-ucb,pf-ucb-enhanced"},
+      {"algorithm.preset", "paper,authors-code"},
+      {"alpha", "0,1"},
+      {"algorithm.alpha", "0.2,0.8"},
+      {"horizon", "1e4,1e5"},
+      {"comm_cost", "0,10"},
+      {"algorithm.schedule", "doubling-log,doubling"},
+      {"algorithm.lambda", "1,2"},
+      {"algorithm.schedule_factor", "1,2"},
+      {"algorithm.confidence_constant", "1,4"},
+      {"algorithm.log_term", "T,MT"},
+      {"algorithm.lengths", "paper,large-m"},
+      {"participation.probability", "0.5,1"},
+      {"participation.clients", "1,2"},
+      {"mode", "aggregated,per-pull"},
+  };
+  for (const auto& parameter : io::parameters()) {
+    if (parameter.flags.empty() || parameter.type == io::ValueType::means) continue;
+    const std::string key(parameter.key);
+    const std::string flag(parameter.flags.substr(0, parameter.flags.find(',')));
+    SCOPED_TRACE(key);
+    auto args = base;
+    if (key != "alpha") args.insert(args.end(), {"--alpha", "0.5"});
+    if (!parameter.sweeps) {
+      args.insert(args.end(), {flag, "1,2"});
+      const auto r = run_cli(args);
+      EXPECT_EQ(r.exit_code, 2);
+      EXPECT_NE(r.err.find(flag + " (key '" + key + "'): takes one value, not a list (got '1,2')"),
+                std::string::npos)
+          << r.err;
+      continue;
+    }
+    if (key == "participation.aggregate") args.insert(args.end(), {"--participation", "0.5"});
+    if (key == "algorithm.pulls_per_arm") args.insert(args.end(), {"--algorithm", "explore-then-commit"});
+    const auto list = lists.count(key) ? lists.at(key)
+                      : key == "participation.aggregate" ? std::string("latest,participants")
+                                                         : std::string("10,20");
+    args.insert(args.end(), {flag, list});
+    const auto r = run_cli(args);
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_NE(r.out.find("valid: 2 cells"), std::string::npos) << r.out;
+    // a wrong value in the list: the flag, the key, the value
+    auto wrong = args;
+    wrong.back() = list + ",x";
+    const auto refused = run_cli(wrong);
+    EXPECT_EQ(refused.exit_code, 2);
+    EXPECT_EQ(refused.err.rfind("pfmab: error: " + flag + " (key '" + key + "'): ", 0), 0u)
+        << refused.err;
+  }
+}
+
+}  // namespace
+}  // namespace pfmab::testing
