@@ -207,11 +207,12 @@ class KeyColumns {
     }
   }
 
-  // The constant keys, as lines of at most about 100 characters.
+  // The constant keys, as lines of at most about 120 characters (the table is
+  // wider).
   void print_constants(std::ostream& out) const {
     std::string line;
     for (const auto& constant : constants_) {
-      if (!line.empty() && line.size() + 2 + constant.size() > 100) {
+      if (!line.empty() && line.size() + 2 + constant.size() > 120) {
         fmt::print(out, "{}\n", line);
         line.clear();
       }
