@@ -135,8 +135,8 @@ std::string& expected_digest() {
 // Time per replication (printed as e.g. "95us") and the seconds spent in
 // each part of an iteration, averaged over the iterations.
 void report(benchmark::State& state, const std::vector<std::pair<const char*, double>>& parts) {
-  const auto total =
-      static_cast<double>(state.iterations()) * static_cast<double>(experiment().total_replications());
+  const auto total = static_cast<double>(state.iterations()) *
+                     static_cast<double>(experiment().total_replications());
   state.SetItemsProcessed(static_cast<std::int64_t>(total));
   state.counters["per_rep"] =
       benchmark::Counter(total, benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
@@ -325,8 +325,8 @@ class RunReport {
  public:
   RunReport() {
     for (std::size_t c = 0; c < cells().size(); ++c) {
-      accumulators_.emplace_back(pfmab::io::describe(cells()[c], experiment().values[c],
-                                                     experiment().replications(c)));
+      accumulators_.emplace_back(
+          pfmab::io::describe(cells()[c], experiment().values[c], experiment().replications(c)));
     }
   }
   void add(std::size_t cell, const pfmab::sim::ReplicationResult& r) {
@@ -406,8 +406,8 @@ void register_all() {
         ->Unit(benchmark::kMillisecond)
         ->UseRealTime();
   }
-  for (const auto& [name, fn] : {std::pair{"BM_Summaries_Replay", &BM_Summaries_Replay},
-                                 {"BM_RankRows", &BM_RankRows}}) {
+  for (const auto& [name, fn] :
+       {std::pair{"BM_Summaries_Replay", &BM_Summaries_Replay}, {"BM_RankRows", &BM_RankRows}}) {
     benchmark::RegisterBenchmark((std::string(name) + suffix).c_str(), fn)
         ->Unit(benchmark::kMillisecond)
         ->UseRealTime();

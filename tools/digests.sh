@@ -21,6 +21,7 @@ for mode in aggregated per-pull; do
 done
 for experiment in results/*/experiment.toml; do
   name=$(basename "$(dirname "$experiment")")
+  [ "$name" = study ] && continue  # not the paper's: minutes of MovieLens baselines
   for preset in paper authors-code; do
     run "$name-$preset" "$experiment" --preset "$preset"
   done

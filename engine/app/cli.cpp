@@ -92,6 +92,9 @@ int run_command(const RunFlags& f, run::World& world) {
   options.output = f.output;
   options.overwrite = f.overwrite;
   options.progress = io::progress_style(f.quiet);
+  if (!f.quiet && world.leader()) {
+    for (const auto& note : experiment->notes) std::cerr << "pfmab: note: " << note << '\n';
+  }
   options.stop = &stop_requested;
   options.on_start = [] {
     struct sigaction action {};

@@ -76,8 +76,8 @@ std::vector<Cell> synthetic_cells(std::uint64_t horizon, Fidelity fidelity) {
   variant.horizon = horizon;
   variant.fidelity = fidelity;
   auto authors = variant;
-  authors.algorithm = algorithms::pf_ucb(
-      {.confidence_constant = 1.0, .preset = algorithms::Preset::authors_code});
+  authors.algorithm =
+      algorithms::pf_ucb({.confidence_constant = 1.0, .preset = algorithms::Preset::authors_code});
   cells.emplace_back(authors, cells.size());
   auto enhanced = variant;
   enhanced.algorithm = algorithms::pf_ucb({.enhanced = true});

@@ -509,8 +509,8 @@ TEST_F(ResultsRoundTrip, AnAttributeOfManyValuesIsRefusedNotReadPastItsEnd) {
     ASSERT_GE(H5Adelete(file.get(), "shard"), 0);
     const hsize_t three = 3;
     h5::Handle space(H5Screate_simple(1, &three, nullptr));
-    h5::Handle attr(H5Acreate2(file.get(), "shard", H5T_NATIVE_DOUBLE, space.get(), H5P_DEFAULT,
-                               H5P_DEFAULT));
+    h5::Handle attr(
+        H5Acreate2(file.get(), "shard", H5T_NATIVE_DOUBLE, space.get(), H5P_DEFAULT, H5P_DEFAULT));
     const double values[3] = {1, 2, 3};
     ASSERT_GE(H5Awrite(attr.get(), H5T_NATIVE_DOUBLE, values), 0);
   }

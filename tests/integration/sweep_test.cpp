@@ -20,6 +20,7 @@
 
 #include "pfmab/io/parameters.hpp"
 #include "pfmab/io/results_file.hpp"
+
 #include "run_cli.hpp"
 #include "temp_dir.hpp"
 
@@ -36,8 +37,9 @@ std::string study_toml() {
          "alpha = [0, 0.2, 0.5, 0.9, 1]\n"
          "comm_cost = [0, 1, 10, 100]\n"
          "[instance]\n"
-         "means = [\"" + shared_data("movielens_10x40.csv") + "\", \"" +
-         shared_data("synthetic_4x9.csv") + "\"]\n"
+         "means = [\"" +
+         shared_data("movielens_10x40.csv") + "\", \"" + shared_data("synthetic_4x9.csv") +
+         "\"]\n"
          "[algorithm]\n"
          "name = [\"pf-ucb\", \"pf-ucb-enhanced\", \"local-ucb\", \"centralized-ucb\"]\n";
 }
@@ -98,7 +100,8 @@ TEST_F(Study, EverySummaryShowsEveryVariedKeyIncludingCAndTheInstance) {
     std::set<std::string> identities;  // no two cells alike
     for (const auto& cell : json["cells"]) {
       const auto& keys = cell["keys"];
-      const bool baseline = cell["algorithm"] == "local-ucb" || cell["algorithm"] == "centralized-ucb";
+      const bool baseline =
+          cell["algorithm"] == "local-ucb" || cell["algorithm"] == "centralized-ucb";
       EXPECT_EQ(keys["comm_cost"].is_null(), baseline) << cell.dump();
       identities.insert(keys["instance"].get<std::string>() + keys["algorithm"].dump() +
                         keys["alpha"].dump() + keys["comm_cost"].dump());
@@ -151,21 +154,22 @@ TEST_F(Study, EverySummaryShowsEveryVariedKeyIncludingCAndTheInstance) {
 // A sweep of keys given as a zip and as blocks, read back cell by cell.
 TEST(Sweep, ZipAndBlocksExpandAsDocumented) {
   TempDir dir("sweep");
-  dir.write("exp.toml", "replications = 2\n"
-                        "alpha = [0, 1]\n"
-                        "horizon = [1000, 2000, 3000]\n"
-                        "comm_cost = [0, 5, 7]\n"
-                        "zip = [\"horizon\", \"comm_cost\"]\n"
-                        "[instance]\n"
-                        "means = [[1, 0], [0, 1]]\n"
-                        "[[sweep]]\n"
-                        "algorithm.name = \"pf-ucb\"\n"
-                        "[[sweep]]\n"
-                        "algorithm.name = \"local-ucb\"\n"
-                        "replications = 5\n"
-                        "horizon = 500\n"
-                        "zip = [\"alpha\", \"algorithm.alpha\"]\n"
-                        "algorithm.alpha = [0.5, 0.5]\n");
+  dir.write("exp.toml",
+            "replications = 2\n"
+            "alpha = [0, 1]\n"
+            "horizon = [1000, 2000, 3000]\n"
+            "comm_cost = [0, 5, 7]\n"
+            "zip = [\"horizon\", \"comm_cost\"]\n"
+            "[instance]\n"
+            "means = [[1, 0], [0, 1]]\n"
+            "[[sweep]]\n"
+            "algorithm.name = \"pf-ucb\"\n"
+            "[[sweep]]\n"
+            "algorithm.name = \"local-ucb\"\n"
+            "replications = 5\n"
+            "horizon = 500\n"
+            "zip = [\"alpha\", \"algorithm.alpha\"]\n"
+            "algorithm.alpha = [0.5, 0.5]\n");
   const auto r = run_cli({"run", (dir / "exp.toml").string(), "--json", "-q"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const auto cells = nlohmann::json::parse(r.out)["cells"];
@@ -179,8 +183,9 @@ TEST(Sweep, ZipAndBlocksExpandAsDocumented) {
     std::uint64_t replications;
   };
   const std::vector<Expected> expected{
-      {"pf-ucb", 0, 1000, 0.0, 2},    {"pf-ucb", 0, 2000, 5.0, 2},   {"pf-ucb", 0, 3000, 7.0, 2},
-      {"pf-ucb", 1, 1000, 0.0, 2},    {"pf-ucb", 1, 2000, 5.0, 2},   {"pf-ucb", 1, 3000, 7.0, 2},
+      {"pf-ucb", 0, 1000, 0.0, 2},       {"pf-ucb", 0, 2000, 5.0, 2},
+      {"pf-ucb", 0, 3000, 7.0, 2},       {"pf-ucb", 1, 1000, 0.0, 2},
+      {"pf-ucb", 1, 2000, 5.0, 2},       {"pf-ucb", 1, 3000, 7.0, 2},
       {"local-ucb", 0, 500, nullptr, 5}, {"local-ucb", 1, 500, nullptr, 5}};
   ASSERT_EQ(cells.size(), expected.size()) << r.out;
   for (std::size_t c = 0; c < expected.size(); ++c) {
@@ -194,9 +199,10 @@ TEST(Sweep, ZipAndBlocksExpandAsDocumented) {
   }
 
   // zipped lists of two lengths are refused where the zip is given
-  dir.write("bad.toml", "horizon = [1000, 2000]\ncomm_cost = [0, 1, 2]\n"
-                        "zip = [\"horizon\", \"comm_cost\"]\n"
-                        "[instance]\nmeans = [[1, 0], [0, 1]]\n");
+  dir.write("bad.toml",
+            "horizon = [1000, 2000]\ncomm_cost = [0, 1, 2]\n"
+            "zip = [\"horizon\", \"comm_cost\"]\n"
+            "[instance]\nmeans = [[1, 0], [0, 1]]\n");
   const auto bad = run_cli({"validate", (dir / "bad.toml").string()});
   EXPECT_EQ(bad.exit_code, 2);
   EXPECT_NE(bad.err.find("bad.toml:3:7: key 'zip': it pairs horizon (2 values) with comm_cost (3 "
@@ -211,9 +217,11 @@ TEST(Sweep, ZipAndBlocksExpandAsDocumented) {
 TEST(Sweep, AnOutputGrowsToTheDigestOfARunOfThatSizeFromScratch) {
   TempDir dir("sweep");
   const auto output = dir / "grown.h5";
-  const std::vector<std::string> experiment{
-      "--means", shared_data("synthetic_4x9.csv"), "--alpha", "0.5,1", "-T", "1e4",
-      "--algorithm", "pf-ucb,local-ucb", "-q", "--json"};
+  const std::vector<std::string> experiment{"--means",     shared_data("synthetic_4x9.csv"),
+                                            "--alpha",     "0.5,1",
+                                            "-T",          "1e4",
+                                            "--algorithm", "pf-ucb,local-ucb",
+                                            "-q",          "--json"};
   const auto with = [&](const std::string& replications) {
     auto args = experiment;
     args.insert(args.end(), {"-R", replications});
@@ -296,8 +304,9 @@ TEST(Sweep, EverySweepingFlagTakesAListAndTheOthersSaySoInOneStyle) {
       continue;
     }
     if (key == "participation.aggregate") args.insert(args.end(), {"--participation", "0.5"});
-    if (key == "algorithm.pulls_per_arm") args.insert(args.end(), {"--algorithm", "explore-then-commit"});
-    const auto list = lists.count(key) ? lists.at(key)
+    if (key == "algorithm.pulls_per_arm")
+      args.insert(args.end(), {"--algorithm", "explore-then-commit"});
+    const auto list = lists.count(key)                   ? lists.at(key)
                       : key == "participation.aggregate" ? std::string("latest,participants")
                                                          : std::string("10,20");
     args.insert(args.end(), {flag, list});

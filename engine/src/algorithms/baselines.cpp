@@ -204,10 +204,11 @@ constexpr auto centralized_ignores = local_ignores.first(std::size(ignores) - 1)
 
 namespace entries {
 
-extern const AlgorithmEntry local_ucb{
-    "local-ucb", nullptr,
-    [](const io::CellValues&, const sim::CellContext& cell) { return algorithms::local_ucb()(cell); },
-    local_ignores};
+extern const AlgorithmEntry local_ucb{"local-ucb", nullptr,
+                                      [](const io::CellValues&, const sim::CellContext& cell) {
+                                        return algorithms::local_ucb()(cell);
+                                      },
+                                      local_ignores};
 extern const AlgorithmEntry centralized_ucb{
     "centralized-ucb", nullptr,
     [](const io::CellValues&, const sim::CellContext& cell) {

@@ -3,8 +3,8 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
-#include <set>
 #include <memory>
+#include <set>
 #include <sstream>
 #include <tuple>
 #include <utility>
@@ -57,7 +57,7 @@ struct SweepBlock {
 // (docs/limits.md); counted before the duplicates are removed.
 void check_sweep_size(const Experiment& experiment, const std::vector<SweepBlock>& blocks) {
   std::uint64_t cells = 0, replications = 0;  // saturated: more than can be counted
-  std::uint64_t largest = 0;                   // M K of the largest instance
+  std::uint64_t largest = 0;                  // M K of the largest instance
   for (const auto& block : blocks) {
     std::uint64_t product = 1;
     for (const auto& axis : block.axes()) {
@@ -85,9 +85,10 @@ void check_sweep_size(const Experiment& experiment, const std::vector<SweepBlock
   if (replications > limits::max_replications) {
     const auto each = blocks.size() == 1 ? fmt::to_string(blocks.front().replications())
                                          : std::string("their blocks'");
-    throw UserError(fmt::format("{}: {} cells x {} replications is above 2^62, the most "
-                                "replications pfmab counts",
-                                experiment.source, cells, each));
+    throw UserError(
+        fmt::format("{}: {} cells x {} replications is above 2^62, the most "
+                    "replications pfmab counts",
+                    experiment.source, cells, each));
   }
 }
 
@@ -258,9 +259,10 @@ class CellSet {
                                 reset.algorithms.size() == 1 ? "it" : "them"));
     }
     if (repeats_ > 0) {
-      out.push_back(fmt::format("{} combination{} of the sweep repeat{} a cell made before: made "
-                                "once",
-                                repeats_, repeats_ == 1 ? "" : "s", repeats_ == 1 ? "s" : ""));
+      out.push_back(
+          fmt::format("{} combination{} of the sweep repeat{} a cell made before: made "
+                      "once",
+                      repeats_, repeats_ == 1 ? "" : "s", repeats_ == 1 ? "s" : ""));
     }
     return out;
   }
@@ -345,10 +347,10 @@ FlagValues parse_flag(const Parameter& parameter, std::string_view flag, std::st
     }
     if (text.empty()) throw UserError("give a value");
     if (!parameter.sweeps && text.find(',') != std::string_view::npos) {
-      throw UserError(fmt::format(
-          "takes one value, not a list (got '{}'){}", excerpt(text),
-          parameter.key == "replications" ? "; each [[sweep]] block of a file may give its own"
-                                          : ""));
+      throw UserError(fmt::format("takes one value, not a list (got '{}'){}", excerpt(text),
+                                  parameter.key == "replications"
+                                      ? "; each [[sweep]] block of a file may give its own"
+                                      : ""));
     }
     std::string_view rest = text;
     while (true) {

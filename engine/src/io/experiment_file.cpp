@@ -9,12 +9,13 @@
 
 #include <fmt/format.h>
 
-#include "io/toml_limits.hpp"
 #include "pfmab/model/limits.hpp"
 #include "pfmab/model/means_table.hpp"
 #include "pfmab/util/error.hpp"
 #include "pfmab/util/excerpt.hpp"
 #include "pfmab/util/text_file.hpp"
+
+#include "io/toml_limits.hpp"
 
 namespace pfmab::io {
 namespace {
@@ -288,8 +289,7 @@ std::string syntax_error(const std::string& shown_file, const std::string& text,
   const auto last = first == std::string::npos ? first : line.find_first_of(" \t=]\"", first);
   const auto key = first == std::string::npos ? "" : line.substr(first, last - first);
   return fmt::format("{}:{}:{}: {}TOML syntax error: {} (line {}: {})", shown_file, number,
-                     e.source().begin.column,
-                     key.empty() ? "" : "key '" + excerpt(key) + "': ",
+                     e.source().begin.column, key.empty() ? "" : "key '" + excerpt(key) + "': ",
                      excerpt(e.description(), description_chars), number, excerpt(line));
 }
 
@@ -316,8 +316,8 @@ std::vector<Value> ExperimentFile::values(const Parameter& parameter, Block bloc
   const std::string key(parameter.key);
   const auto& node = *this->node(key, block);
   const auto nodes = parameter.type == ValueType::means ? reader.instances(node, key)
-                     : parameter.sweeps                  ? reader.values(node, key)
-                                                         : std::vector{&node};
+                     : parameter.sweeps                 ? reader.values(node, key)
+                                                        : std::vector{&node};
   std::vector<Value> values;
   for (const auto* n : nodes) values.push_back(reader.value(parameter, *n));
   return values;

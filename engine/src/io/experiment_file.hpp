@@ -52,7 +52,7 @@ class ExperimentFile {
  private:
   const toml::table& table(Block block) const { return block ? *blocks_[*block] : table_; }
 
-  std::string shown_;               // the path, as messages quote it
+  std::string shown_;                // the path, as messages quote it
   std::filesystem::path directory_;  // CSV paths are relative to it
   std::string text_;
   toml::table table_;

@@ -57,10 +57,9 @@ void export_csv(const ResultsReader& file, std::ostream& out, bool long_form) {
       }
     }
   } else {
-    header.insert(header.end(),
-                  {"regret_mean", "regret_std", "regret_ci95_low", "regret_ci95_high",
-                   "comm_count_mean", "phases_mean", "identified", "theorem1_lower",
-                   "corollary1_lower", "theorem2_upper"});
+    header.insert(header.end(), {"regret_mean", "regret_std", "regret_ci95_low", "regret_ci95_high",
+                                 "comm_count_mean", "phases_mean", "identified", "theorem1_lower",
+                                 "corollary1_lower", "theorem2_upper"});
   }
   write_row(out, header);
   for (std::size_t c = 0; c < reports.size(); ++c) {

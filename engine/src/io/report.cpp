@@ -172,10 +172,11 @@ class KeyColumns {
     if (cells.empty()) return;
     const auto varied = varied_keys(cells);
     const bool short_names = distinct_stems(cells);
-    const auto add = [&](const std::string& label, bool varies, bool shown_when_constant,
+    // `sample`: a cell the key has an effect on, if it is shown constant
+    const auto add = [&](const std::string& label, bool varies, const CellReport* sample,
                          auto&& value_of) {
       if (!varies) {
-        if (shown_when_constant) constants_.push_back(label + " " + value_of(cells.front()));
+        if (sample) constants_.push_back(label + " " + value_of(*sample));
         return;
       }
       std::size_t width = label.size();
@@ -187,22 +188,24 @@ class KeyColumns {
       widths_.push_back(width);
     };
     for (std::size_t k = 0; k < cells.front().keys.size(); ++k) {
-      const auto& key = cells.front().keys[k];
-      const bool varies = std::find(varied.begin(), varied.end(), key.name) != varied.end();
-      const bool always = std::find(std::begin(kAlwaysShown), std::end(kAlwaysShown),
-                                    key.name) != std::end(kAlwaysShown);
-      const bool shown = !key.value.is_null() && (always || !key.at_default);
-      add(label_of(key.name), varies, shown, [&](const CellReport& c) {
-        return shown_value(c.keys[k], short_names);
+      const auto& name = cells.front().keys[k].name;
+      const bool varies = std::find(varied.begin(), varied.end(), name) != varied.end();
+      const bool always = std::find(std::begin(kAlwaysShown), std::end(kAlwaysShown), name) !=
+                          std::end(kAlwaysShown);
+      const auto with_effect = std::find_if(cells.begin(), cells.end(), [&](const CellReport& c) {
+        return !c.keys[k].value.is_null();
       });
-      if (key.name != "instance") continue;
+      const bool shown = with_effect != cells.end() && (always || !with_effect->keys[k].at_default);
+      add(label_of(name), varies, shown ? &*with_effect : nullptr,
+          [&](const CellReport& c) { return shown_value(c.keys[k], short_names); });
+      if (name != "instance") continue;
       const auto differ = [&](auto member) {
         return std::any_of(cells.begin(), cells.end(),
                            [&](const CellReport& c) { return c.*member != cells.front().*member; });
       };
-      add("M", differ(&CellReport::clients), true,
+      add("M", differ(&CellReport::clients), &cells.front(),
           [](const CellReport& c) { return fmt::to_string(c.clients); });
-      add("K", differ(&CellReport::arms), true,
+      add("K", differ(&CellReport::arms), &cells.front(),
           [](const CellReport& c) { return fmt::to_string(c.arms); });
     }
   }
@@ -224,7 +227,7 @@ class KeyColumns {
   std::string row(std::size_t cell) const { return cells_of(rows_[cell]); }
 
  private:
-  static constexpr const char* kAlwaysShown[] = {"instance",  "algorithm", "alpha",   "horizon",
+  static constexpr const char* kAlwaysShown[] = {"instance",  "algorithm", "alpha", "horizon",
                                                  "comm_cost", "schedule",  "mode"};
 
   static std::string label_of(const std::string& name) {
@@ -269,10 +272,10 @@ class KeyColumns {
     return out;
   }
 
-  std::vector<std::string> constants_;            // "label value"
-  std::vector<std::string> labels_;               // of the varied keys
-  std::vector<std::size_t> widths_;               // of their columns
-  std::vector<std::vector<std::string>> rows_;    // per cell, its varied keys' values
+  std::vector<std::string> constants_;          // "label value"
+  std::vector<std::string> labels_;             // of the varied keys
+  std::vector<std::size_t> widths_;             // of their columns
+  std::vector<std::vector<std::string>> rows_;  // per cell, its varied keys' values
 };
 
 }  // namespace
@@ -320,9 +323,8 @@ nlohmann::json bounds_json(std::span<const CellReport> cells) {
 void print_bounds_table(std::ostream& out, std::span<const CellReport> cells) {
   const KeyColumns keys(cells);
   keys.print_constants(out);
-  fmt::print(out, "{}{:>16} {:>7} {:>11} {:>11} {:>11} {:>11} {:>12}\n", keys.header(),
-             "f(p)", "log T", "Th.1 const", "Th.1 lower", "Cor.1 const", "Cor.1 lower",
-             "Th.2 upper");
+  fmt::print(out, "{}{:>16} {:>7} {:>11} {:>11} {:>11} {:>11} {:>12}\n", keys.header(), "f(p)",
+             "log T", "Th.1 const", "Th.1 lower", "Cor.1 const", "Cor.1 lower", "Th.2 upper");
   std::vector<std::string> notes;
   for (std::size_t i = 0; i < cells.size(); ++i) {
     const auto& c = cells[i];
@@ -331,7 +333,8 @@ void print_bounds_table(std::ostream& out, std::span<const CellReport> cells) {
                c.schedule, b.log_horizon, fixed(b.theorem1_constant, 2),
                fixed(b.theorem1_lower(), 1), fixed(b.corollary1_constant, 2),
                fixed(b.corollary1_lower(), 1), fixed(b.theorem2_upper, 1));
-    if (!b.theorem2_note.empty()) notes.push_back(fmt::format("row {}: {}", i + 1, b.theorem2_note));
+    if (!b.theorem2_note.empty())
+      notes.push_back(fmt::format("row {}: {}", i + 1, b.theorem2_note));
   }
   fmt::print(out,
              "lower bounds: liminf R(T) / log T >= constant (Theorem 1, Corollary 1: Gaussian "

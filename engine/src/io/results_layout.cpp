@@ -218,8 +218,7 @@ void create_output(const std::filesystem::path& path, const Experiment& experime
   h5::write_attribute(root, "sweep_keys", keys);
   h5::Handle(H5Gcreate2(root, "cells", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT));
   for (std::size_t c = 0; c < cells.size(); ++c) {
-    create_cell(root, c, cells[c], experiment.values[c],
-                shard.range(experiment.replications(c)));
+    create_cell(root, c, cells[c], experiment.values[c], shard.range(experiment.replications(c)));
   }
   created.close();  // written: complete on disk
 }

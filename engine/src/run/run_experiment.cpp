@@ -42,8 +42,8 @@ void lead(const io::Experiment& experiment, const Options& options, World& world
 
   std::vector<io::CellAccumulator> accumulators;
   for (std::size_t c = 0; c < cells.size(); ++c) {
-    accumulators.emplace_back(io::describe(cells[c], experiment.values[c],
-                                           options.shard.range(experiment.replications(c)).count()));
+    accumulators.emplace_back(io::describe(
+        cells[c], experiment.values[c], options.shard.range(experiment.replications(c)).count()));
   }
   Digest digest;
   auto& timings = outcome.timings;

@@ -29,8 +29,8 @@ struct IgnoredKey {
 
 // What registering an algorithm declares.
 struct AlgorithmEntry {
-  std::string_view name;                   // as `algorithm.name` and --algorithm spell it
-  const OptionGroup* options = nullptr;    // nullptr: none
+  std::string_view name;                 // as `algorithm.name` and --algorithm spell it
+  const OptionGroup* options = nullptr;  // nullptr: none
   // The algorithm configured for one cell, from the cell's values (its
   // options among them). Throws UserError for options it refuses.
   std::shared_ptr<const sim::Algorithm> (*configure)(const io::CellValues& values,

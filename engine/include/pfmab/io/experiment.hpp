@@ -34,9 +34,7 @@ struct Experiment {
   // algorithm that has no use for them, combinations not made twice.
   std::vector<std::string> notes;
 
-  std::uint64_t replications(std::size_t cell) const {
-    return values[cell].whole("replications");
-  }
+  std::uint64_t replications(std::size_t cell) const { return values[cell].whole("replications"); }
   std::uint64_t total_replications() const;
   // Everything that determines the results, resolved (means as numbers, not
   // paths): two experiments give the same results exactly when it is equal.

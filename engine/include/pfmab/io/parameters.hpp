@@ -44,7 +44,7 @@ enum class ValueType {
 // validation, the canonical form, the output's attributes and the report
 // are all driven by that declaration.
 struct Parameter {
-  std::string_view key;    // dotted TOML key, e.g. "algorithm.lambda"
+  std::string_view key;  // dotted TOML key, e.g. "algorithm.lambda"
   // Where the key sits in sweep order (see parameters()). A cell's position
   // in the sweep is part of its random streams' keys, so the keys that came
   // before the algorithm interface keep the places they had (10, 20, ...);

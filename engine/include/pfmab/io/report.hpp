@@ -31,8 +31,8 @@ struct CellKey {
 
 // The final-slot summary of one cell, as `run` and `summary` print it.
 struct CellReport {
-  std::string algorithm;       // its name
-  std::vector<CellKey> keys;   // what the cell is: every key, in parameters() order
+  std::string algorithm;      // its name
+  std::vector<CellKey> keys;  // what the cell is: every key, in parameters() order
   double alpha = 0.0;
   std::size_t clients = 0;
   std::size_t arms = 0;

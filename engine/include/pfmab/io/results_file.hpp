@@ -149,7 +149,7 @@ class ResultsReader {
 
   std::string attribute(const std::string& name) const;
   std::uint64_t seed() const { return seed_; }
-  sim::Shard shard() const { return shard_; }                   // 0/1 for a whole run or a merge
+  sim::Shard shard() const { return shard_; }  // 0/1 for a whole run or a merge
   // A merge of some of the shards only (merge --partial).
   bool partial() const;
   const std::vector<StoredCell>& cells() const { return cells_; }
