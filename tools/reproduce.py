@@ -126,20 +126,14 @@ def run(name, args):
 
 def draw(name, output, folder):
     cells = pfmab_plot.load(output)
-    pfmab_plot.write_table(cells, argparse.Namespace(csv=os.path.join(folder, "summary.csv"),
-                                                     md=os.path.join(folder, "summary.md")))
-    plots = {"regret": pfmab_plot.plot_regret, "rewards": pfmab_plot.plot_rewards,
-             "comm": pfmab_plot.plot_comm}
+    pfmab_plot.write_table(cells, os.path.join(folder, "summary.csv"),
+                           os.path.join(folder, "summary.md"))
     for file_name, kind, options in EXPERIMENTS[name]:
         if kind == "counts":
             pfmab_plot.write_counts(cells, os.path.join(folder, file_name))
             continue
-        namespace = argparse.Namespace(logx=False, title=None, panels="preset")
-        for key, value in options.items():
-            setattr(namespace, key, value)
-        figure = plots[kind](cells, namespace)
+        figure = pfmab_plot.FIGURES[kind](cells, pfmab_plot.settings(**options))
         figure.savefig(os.path.join(folder, file_name), dpi=100)
-        figure.clf()
 
 
 def main(argv):

@@ -119,7 +119,7 @@ class ReducedReproduction(unittest.TestCase):
             with open(path, "rb") as f:
                 self.assertEqual(f.read(4), b"\x89PNG")
         for args, message in (
-                (["regret", output, "--panels", "colour"], "cells have no attribute colour"),
+                (["regret", output, "--panels", "colour"], "the cells have no key 'colour'"),
                 (["comm", os.path.join(self.work, "communication.toml")], "cannot read"),
                 (["table", output], "give --csv, --md or both")):
             path = os.path.join(figures, "refused.png")
