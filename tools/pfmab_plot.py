@@ -81,10 +81,11 @@ class InputError(Exception):
 
 
 # Attributes of a cell that are not parameters: its index, the instance's
-# size (its instance says it) and the bounds computed from the parameters.
+# size (its instance says it), the bounds computed from the parameters, its
+# replications and the keys it has no use for (no_effect).
 NOT_KEYS = {"index", "clients", "arms", "theorem1_constant", "theorem1_lower_bound",
             "corollary1_constant", "corollary1_lower_bound", "theorem2_upper_bound",
-            "theorem2_note"}
+            "theorem2_note", "replications", "no_effect"}
 # The order keys are named in (titles, legends, table columns); others follow.
 KEY_ORDER = ["file", "instance", "algorithm", "preset", "lengths", "alpha", "algorithm_alpha",
              "comm_cost", "horizon", "schedule_formula", "schedule", "mode"]
@@ -102,6 +103,8 @@ HEADLINE = ["instance", "algorithm", "preset", "alpha", "comm_cost", "horizon",
 NAMES = {"horizon": "T", "comm_cost": "C", "schedule_formula": "f(p)",
          "algorithm_alpha": "algorithm alpha", "participation_probability": "q",
          "participation_clients": "S"}
+# The value of a key a cell has no use for (listed in its no_effect).
+NO_EFFECT = "-"
 MAX_CURVES = 12
 MAX_COLOURS = 20
 MAX_PANELS = 30
@@ -143,9 +146,12 @@ def load(path):
             attrs = {k: plain(v) for k, v in g.attrs.items()}
             keys = {k: v for k, v in attrs.items() if k not in NOT_KEYS}
             keys["file"] = path
+            no_effect = set(filter(None, text(g.attrs.get("no_effect", "")).split(",")))
+            keys.update((k, NO_EFFECT) for k in no_effect)
             cells.append(dict(
                 name=name,
                 keys=keys,
+                no_effect=no_effect,
                 theorem1_constant=float(g.attrs["theorem1_constant"]),
                 theorem1_lower_bound=float(g.attrs["theorem1_lower_bound"]),
                 theorem2_upper_bound=float(g.attrs["theorem2_upper_bound"]),
@@ -166,6 +172,22 @@ def load(path):
 def load_all(paths):
     """The cells of every file, in the order given."""
     return [c for path in paths for c in load(path)]
+
+
+def beside_every_value(cells):
+    """The cells as figures draw them: a cell beside every value of a key it
+    has no use for that the other cells take (a baseline, which never pays
+    for communication, in the panel of every C), one copy per value."""
+    out = []
+    for cell in cells:
+        copies = [cell]
+        for key in sorted(cell["no_effect"]):
+            values = distinct([c for c in cells if key not in c["no_effect"]], key)
+            if values:
+                copies = [dict(c, keys=dict(c["keys"], **{key: v})) for c in copies
+                          for v in values]
+        out.extend(copies)
+    return out
 
 
 # --- keys and their labels ---------------------------------------------------------
@@ -224,8 +246,10 @@ def decides(cells, leader, follower):
 
 
 def varied(cells):
-    """Every key but `file` that takes more than one value among the cells."""
-    return [k for k in ordered_keys(cells) if k != "file" and len(distinct(cells, k)) > 1]
+    """Every key but `file` that takes more than one value among the cells (a
+    cell that has no use for it takes none)."""
+    return [k for k in ordered_keys(cells)
+            if k != "file" and len([v for v in distinct(cells, k) if v != NO_EFFECT]) > 1]
 
 
 def layout_keys(cells, named=()):
@@ -801,7 +825,7 @@ def main(argv):
         elif args.what == "counts":
             write_counts(cells, args.output, args.where)
         else:
-            figure = FIGURES[args.what](cells, args)
+            figure = FIGURES[args.what](beside_every_value(cells), args)
             try:
                 figure.savefig(args.output, dpi=100)
             except ValueError as e:  # a format matplotlib does not write

@@ -64,6 +64,9 @@ means = "small_3x4.csv"
 [algorithm]
 name = ["pf-ucb", "local-ucb"]
 """
+# the baseline, which never pays for communication, beside PF-UCB at two
+# costs: 3 cells (local-ucb is not crossed with C)
+BASELINE_C = BASELINE.replace('alpha = 0.5', 'alpha = 0.5\ncomm_cost = [0, 10]')
 
 
 def texts(fig):
@@ -104,11 +107,13 @@ class Plots(unittest.TestCase):
         for name, text in (("small_3x4.csv", SMALL), ("other_2x3.csv", OTHER),
                            ("sweep.toml", SWEEP.format(seed=3)),
                            ("sweep_again.toml", SWEEP.format(seed=4)),
-                           ("horizons.toml", HORIZONS), ("baseline.toml", BASELINE)):
+                           ("horizons.toml", HORIZONS), ("baseline.toml", BASELINE),
+                           ("baseline_c.toml", BASELINE_C)):
             with open(os.path.join(cls.dir, name), "w", encoding="utf-8") as f:
                 f.write(text)
         for toml, out, extra in (("sweep", "sweep", []), ("sweep_again", "again", []),
                                  ("horizons", "horizons", []), ("baseline", "baseline", []),
+                                 ("baseline_c", "baseline_c", []),
                                  ("sweep", "small", ["--means", "small_3x4.csv"]),
                                  ("sweep", "other", ["--means", "other_2x3.csv"])):
             done = subprocess.run([PFMAB, "run", toml + ".toml", "-o", out + ".h5", "-q",
@@ -116,7 +121,8 @@ class Plots(unittest.TestCase):
                                   text=True)
             assert done.returncode == 0, done.stderr
         cls.cells = {name: pfmab_plot.load(cls.path(name))
-                     for name in ("sweep", "again", "horizons", "baseline", "small", "other")}
+                     for name in ("sweep", "again", "horizons", "baseline", "baseline_c", "small",
+                                  "other")}
 
     @classmethod
     def tearDownClass(cls):
@@ -263,6 +269,23 @@ class Plots(unittest.TestCase):
         self.assertEqual(pfmab_plot.describe("comm_cost", 10.0), "C = 10")
         self.assertEqual(pfmab_plot.describe("instance", "../../data/movielens_10x40.csv"),
                          "instance = movielens_10x40")
+
+    def test_a_baseline_is_drawn_in_the_panel_of_every_cost_it_ignores(self):
+        cells = self.cells["baseline_c"]
+        self.assertEqual(len(cells), 3)
+        local = [c for c in cells if c["keys"]["algorithm"] == "local-ucb"]
+        self.assertEqual(local[0]["keys"]["comm_cost"], pfmab_plot.NO_EFFECT)
+        self.assertEqual(pfmab_plot.layout_keys(cells), ["algorithm", "comm_cost"])
+        fig = self.draw("regret", pfmab_plot.beside_every_value(cells))
+        self.assertEqual(sorted(ax.get_title() for ax in panels(fig)), ["C = 0", "C = 10"])
+        for ax in panels(fig):
+            self.assertEqual(len(curves(ax)), 2, ax.get_title())  # pf-ucb and local-ucb
+        # the table keeps one row for it, "-" where C has no effect
+        out = os.path.join(self.dir, "baseline_c.csv")
+        pfmab_plot.write_table(cells, csv_path=out)
+        with open(out, encoding="utf-8") as f:
+            rows = list(csv.DictReader(f))
+        self.assertEqual(sorted(r["comm_cost"] for r in rows), ["-", "0.0", "10.0"])
 
     def test_rewards_panels_name_the_algorithm_of_every_cell(self):
         fig = self.draw("rewards", self.cells["baseline"])
