@@ -178,10 +178,11 @@ def beside_every_value(cells):
     """The cells as figures draw them: a cell beside every value of a key it
     has no use for that the other cells take (a baseline, which never pays
     for communication, in the panel of every C), one copy per value."""
+    laid_out = set(layout_keys(cells))  # not a follower (the algorithm's alpha is alpha)
     out = []
     for cell in cells:
         copies = [cell]
-        for key in sorted(cell["no_effect"]):
+        for key in sorted(cell["no_effect"] & laid_out):
             values = distinct([c for c in cells if key not in c["no_effect"]], key)
             if values:
                 copies = [dict(c, keys=dict(c["keys"], **{key: v})) for c in copies
@@ -236,10 +237,13 @@ def ordered_keys(cells):
 
 
 def decides(cells, leader, follower):
-    """Whether the leader's value fixes the follower's among these cells."""
+    """Whether the leader's value fixes the follower's among these cells (a
+    cell that has no use for the follower says nothing of it)."""
     seen = {}
     for c in cells:
         value = c["keys"].get(follower)
+        if value == NO_EFFECT:
+            continue
         if seen.setdefault(c["keys"].get(leader), value) != value:
             return False
     return True
@@ -274,8 +278,11 @@ def counted(cells, keys):
 
 def constants(cells, keys):
     """The subtitle: the headline keys that do not vary, and the replications."""
-    parts = [describe(k, cells[0]["keys"][k]) for k in HEADLINE
-             if k not in keys and k in cells[0]["keys"] and len(distinct(cells, k)) == 1]
+    parts = []
+    for k in HEADLINE:
+        values = [v for v in distinct(cells, k) if v != NO_EFFECT]  # none where it has no use
+        if k not in keys and k in cells[0]["keys"] and len(values) == 1:
+            parts.append(describe(k, values[0]))
     done = sorted({c["done"] for c in cells})
     parts.append(f"R = {done[0]}" if len(done) == 1 else f"R = {done[0]} to {done[-1]}")
     return ", ".join(parts)
