@@ -211,6 +211,18 @@ TEST(Sweep, ZipAndBlocksExpandAsDocumented) {
       << bad.err;
 }
 
+// A key constant over the cells it has an effect on is said once above the
+// table, also when the first cell has no use for it.
+TEST(Sweep, AConstantKeyIsShownAboveTheTableFromACellItAppliesTo) {
+  const auto r = run_cli({"run", "--means-inline", "1,0;0,0.75", "--algorithm", "local-ucb,pf-ucb",
+                          "--alpha", "0.5", "-C", "5", "-T", "1000", "-R", "2", "-q"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto first = r.out.substr(0, r.out.find('\n'));
+  EXPECT_NE(first.find("C 5"), std::string::npos) << r.out;
+  EXPECT_NE(first.find("alpha 0.5"), std::string::npos) << r.out;
+  EXPECT_EQ(first.find("algorithm"), std::string::npos) << r.out;  // it varies: a column
+}
+
 // Growing: the same experiment with more replications extends the output;
 // its first rows stay bit for bit, its digest is that of the larger run
 // from scratch; fewer replications are refused, the file untouched.
