@@ -1,23 +1,133 @@
 #include "pfmab/io/progress.hpp"
 
+#include <sys/ioctl.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <filesystem>
+#include <map>
+#include <utility>
 
 #include <fmt/format.h>
 
+#include "pfmab/sim/cost.hpp"
+#include "pfmab/util/excerpt.hpp"
+
 namespace pfmab::io {
+namespace {
+
+// T as a person writes a round number, "1e6", "2.5e6"; any other in full.
+std::string horizon_text(std::uint64_t horizon) {
+  int zeros = 0;
+  for (; horizon >= 10 && horizon % 10 == 0; horizon /= 10) ++zeros;
+  const std::string digits = std::to_string(horizon);
+  if (zeros < 3) return digits + std::string(zeros, '0');
+  const auto exponent = zeros + static_cast<int>(digits.size()) - 1;
+  return digits.size() == 1 ? fmt::format("{}e{}", digits, exponent)
+                            : fmt::format("{}.{}e{}", digits[0], digits.substr(1), exponent);
+}
+
+// What tells a cell from its neighbours in the usual sweeps, short enough
+// for one line: the means file by its name alone, made safe for a terminal.
+std::string cell_name(const sim::Cell& cell) {
+  const auto& spec = cell.spec();
+  return fmt::format("{} alpha {} C {} T {} {}", cell.algorithm().name(), spec.alpha,
+                     spec.comm_cost, horizon_text(cell.horizon()),
+                     excerpt(std::filesystem::path(spec.instance_name).stem().string()));
+}
+
+// The columns of the terminal stderr is, 80 if it does not say.
+std::size_t terminal_width() {
+  winsize size{};
+  if (ioctl(STDERR_FILENO, TIOCGWINSZ, &size) == 0 && size.ws_col > 0) return size.ws_col;
+  return 80;
+}
+
+}  // namespace
 
 ProgressStyle progress_style(bool quiet) {
   if (quiet) return ProgressStyle::none;
   return isatty(STDERR_FILENO) == 1 ? ProgressStyle::redrawn : ProgressStyle::logged;
 }
 
-ProgressDisplay::ProgressDisplay(const std::atomic<std::uint64_t>& done, std::uint64_t total,
+std::vector<CellWork> cell_work(std::span<const sim::Cell> cells,
+                                std::span<const sim::ReplicationRange> ranges) {
+  std::vector<CellWork> work;
+  for (std::size_t c = 0; c < cells.size(); ++c) {
+    work.push_back({cell_name(cells[c]), std::string(cells[c].algorithm().name()),
+                    sim::replication_cost(cells[c]), ranges[c].count()});
+  }
+  return work;
+}
+
+ProgressTracker::ProgressTracker(std::vector<CellWork> cells, std::uint64_t in_flight)
+    : cells_(std::move(cells)), in_flight_(in_flight) {
+  std::map<std::string, std::size_t> index;
+  for (const auto& cell : cells_) {
+    const auto a = index.try_emplace(cell.algorithm, index.size()).first->second;
+    algorithm_of_.push_back(a);
+    algorithms_.resize(index.size());
+    algorithms_[a].total += cell.cost * static_cast<double>(cell.replications);
+    total_ += cell.replications;
+  }
+  // Until a replication is done, the first cell that has any is running.
+  while (current_ + 1 < cells_.size() && cells_[current_].replications == 0) ++current_;
+  while (flying_ < in_flight_ && taken_cell_ < cells_.size()) take_off();
+}
+
+void ProgressTracker::take_off() {
+  while (taken_cell_ < cells_.size() && taken_ == cells_[taken_cell_].replications) {
+    ++taken_cell_;
+    taken_ = 0;
+  }
+  if (taken_cell_ == cells_.size()) return;
+  ++taken_;
+  ++flying_;
+  algorithms_[algorithm_of_[taken_cell_]].in_flight += cells_[taken_cell_].cost;
+}
+
+void ProgressTracker::finished(std::size_t cell, double seconds) {
+  const std::lock_guard lock(mutex_);
+  auto& algorithm = algorithms_[algorithm_of_[cell]];
+  algorithm.done += cells_[cell].cost;
+  if (flying_ > 0) {  // it was the first in flight
+    algorithm.in_flight -= cells_[cell].cost;
+    --flying_;
+    take_off();
+  }
+  double gained = 0.0;
+  for (const auto& a : algorithms_) gained += a.behind() - a.charged;
+  for (auto& a : algorithms_) {
+    a.seconds += (seconds - last_) * (a.behind() - a.charged) / gained;
+    a.charged = a.behind();
+  }
+  ++done_;
+  last_ = seconds;
+  current_ = cell;
+}
+
+ProgressTracker::Estimate ProgressTracker::at(double seconds) const {
+  const std::lock_guard lock(mutex_);
+  Estimate estimate{done_, total_, std::nullopt, current_};
+  if (done_ == 0) return estimate;
+  double behind = 0.0;
+  for (const auto& a : algorithms_) behind += a.behind();
+  double left = -(seconds - last_);
+  for (const auto& a : algorithms_) {
+    const double per_unit = a.behind() > 0.0 ? a.seconds / a.behind() : last_ / behind;
+    left += per_unit * (a.total - a.behind());
+  }
+  estimate.remaining = std::max(0.0, left);
+  return estimate;
+}
+
+ProgressDisplay::ProgressDisplay(std::vector<CellWork> cells, std::uint64_t in_flight,
                                  ProgressStyle style, std::chrono::milliseconds period)
-    : done_(done), total_(total), style_(style), start_(std::chrono::steady_clock::now()) {
+    : tracker_(std::move(cells), in_flight),
+      style_(style),
+      start_(std::chrono::steady_clock::now()) {
   if (style == ProgressStyle::none) return;
   if (period.count() == 0) {
     period = style == ProgressStyle::redrawn ? std::chrono::milliseconds(250)
@@ -43,6 +153,14 @@ ProgressDisplay::~ProgressDisplay() {
   thread_.join();
 }
 
+void ProgressDisplay::finished(std::size_t cell) {
+  if (style_ != ProgressStyle::none) tracker_.finished(cell, seconds());
+}
+
+double ProgressDisplay::seconds() const {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+}
+
 std::string duration_text(double seconds) {
   const auto s = static_cast<long long>(std::llround(seconds));
   if (s < 100) return fmt::format("{}s", s);
@@ -51,22 +169,35 @@ std::string duration_text(double seconds) {
 }
 
 void ProgressDisplay::draw() const {
-  const auto done = done_.load(std::memory_order_relaxed);
-  const double seconds =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
-  const double rate = seconds > 0.0 ? static_cast<double>(done) / seconds : 0.0;
+  const double elapsed = seconds();
+  const auto estimate = tracker_.at(elapsed);
+  // The share of the run's estimated time behind it, not of its
+  // replications: a sweep's last cells may cost a thousand times its first.
+  const double share = estimate.remaining && elapsed + *estimate.remaining > 0.0
+                           ? elapsed / (elapsed + *estimate.remaining)
+                           : 0.0;
   const std::string eta =
-      rate > 0.0 ? "ETA " + duration_text(static_cast<double>(total_ - done) / rate) : "ETA -";
+      estimate.remaining ? "ETA " + duration_text(*estimate.remaining) : "ETA -";
+  const auto& cells = tracker_.cells();
+  const std::string cell = cells.empty() ? ""
+                                         : fmt::format("cell {}/{}: {}", estimate.cell + 1,
+                                                       cells.size(), cells[estimate.cell].name);
   if (style_ == ProgressStyle::logged) {
-    const double percent =
-        100.0 * static_cast<double>(done) / static_cast<double>(std::max<std::uint64_t>(total_, 1));
-    fmt::print(stderr, "pfmab: {}/{} replications ({:.1f}%)  {:.1f}/s  {}\n", done, total_,
-               percent, rate, eta);
+    fmt::print(stderr, "pfmab: {}/{} replications  {:.1f}% done  {}  {}\n", estimate.done,
+               estimate.total, 100.0 * share, eta, cell);
   } else {
-    constexpr int width = 30;
-    const int filled = static_cast<int>(width * done / std::max<std::uint64_t>(total_, 1));
-    fmt::print(stderr, "\r[{:=<{}}{:<{}}] {}/{} replications  {:.1f}/s  {}\033[K", "", filled, "",
-               width - filled, done, total_, rate, eta);
+    constexpr int width = 20;
+    const int filled = static_cast<int>(std::lround(width * share));
+    std::string line = fmt::format("[{:=<{}}{:<{}}] {}/{}  {}  {}", "", filled, "", width - filled,
+                                   estimate.done, estimate.total, eta, cell);
+    // A line longer than the terminal would wrap, and \r redraw only its
+    // end; it is cut between characters (a means file's name may be UTF-8).
+    auto cut = std::min(line.size(), terminal_width() - 1);
+    while (cut > 0 && cut < line.size() && (static_cast<unsigned char>(line[cut]) & 0xC0) == 0x80) {
+      --cut;
+    }
+    line.resize(cut);
+    fmt::print(stderr, "\r{}\033[K", line);
   }
   std::fflush(stderr);
 }

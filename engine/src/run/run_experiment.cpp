@@ -53,10 +53,14 @@ void lead(const io::Experiment& experiment, const Options& options, World& world
   run.completed = &completed;
   run.stop = &stop;
   {
-    io::ProgressDisplay progress(completed, total, options.progress);
+    // In flight: in every rank's pipeline (not the blocks a rank holds but has not begun).
+    const auto in_flight =
+        static_cast<std::uint64_t>(world.size()) * sim::max_in_flight(run.threads);
+    io::ProgressDisplay progress(io::cell_work(cells, run.ranges), in_flight, options.progress);
     std::optional<io::WriterThread> writing;
     if (writer) writing.emplace(*writer);
     const sim::ResultSink sink = [&](std::size_t c, std::uint64_t, sim::ReplicationResult&& r) {
+      progress.finished(c);
       if (!report_from_file) {
         accumulators[c].add(r);
         r.add_to(digest);

@@ -59,6 +59,8 @@ void validate(const RunOptions& options) {
   }
 }
 
+std::size_t max_in_flight(unsigned threads) { return 4 * static_cast<std::size_t>(threads); }
+
 void run_sweep(std::span<const Cell> cells, const RunOptions& options, const ResultSink& sink) {
   std::size_t cell = 0;
   run_blocks(cells, options, [&]() -> std::optional<Block> {
@@ -88,10 +90,9 @@ void run_blocks(std::span<const Cell> cells, const RunOptions& options, const Bl
   tbb::task_arena arena(static_cast<int>(options.threads));
   // Tokens bound the replications between the in-order input and the
   // in-order output: the memory a run holds, whatever its length.
-  const std::size_t tokens = 4 * static_cast<std::size_t>(options.threads);
   arena.execute([&] {
     tbb::parallel_pipeline(
-        tokens,
+        max_in_flight(options.threads),
         tbb::make_filter<void, Job>(tbb::filter_mode::serial_in_order,
                                     [&](tbb::flow_control& control) {
                                       std::optional<Job> job;

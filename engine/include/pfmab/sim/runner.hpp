@@ -37,10 +37,15 @@ void validate(const RunOptions& options);
 using ResultSink =
     std::function<void(std::size_t cell, std::uint64_t replication, ReplicationResult&& result)>;
 
+// The most replications in flight at once on `threads` threads: begun, or
+// done and waiting for an earlier one, but not yet handed to the sink. A few
+// per thread, so that memory does not grow with the number of replications.
+std::size_t max_in_flight(unsigned threads);
+
 // Runs the replications of every cell in parallel on `threads` oneTBB
-// threads and hands them to `sink` in order. At most a few per thread are in
-// flight, so memory does not grow with the number of replications. Results
-// are bit-identical for any thread count. Throws what validate throws.
+// threads and hands them to `sink` in order, at most max_in_flight(threads)
+// in flight. Results are bit-identical for any thread count. Throws what
+// validate throws.
 void run_sweep(std::span<const Cell> cells, const RunOptions& options, const ResultSink& sink);
 
 // A block of replications of one cell.

@@ -1,0 +1,59 @@
+// The cost model's shape: what each protocol's and fidelity's cost grows
+// with, and the ratios between them a sweep's progress relies on before it
+// has measured anything (the constants themselves are measured, see
+// engine/src/sim/cost.cpp).
+#include "pfmab/sim/cost.hpp"
+
+#include <string_view>
+
+#include <gtest/gtest.h>
+
+#include "fixtures.hpp"
+
+namespace pfmab::sim {
+namespace {
+
+double cost_of(std::string_view algorithm, std::uint64_t horizon, std::size_t clients,
+               std::size_t arms, Fidelity fidelity = Fidelity::aggregated) {
+  std::vector<std::vector<double>> rows(clients, std::vector<double>(arms));
+  for (std::size_t m = 0; m < clients; ++m) {
+    for (std::size_t k = 0; k < arms; ++k) rows[m][k] = static_cast<double>((m + k) % arms) / arms;
+  }
+  CellSpec spec;
+  spec.instance = testing::instance_of(rows);
+  spec.algorithm = testing::algorithm_named(algorithm);
+  spec.horizon = horizon;
+  spec.fidelity = fidelity;
+  return replication_cost(Cell(spec, 0));
+}
+
+TEST(ReplicationCost, SlotBySlotGrowsWithTheSlotsOfEveryClientAndTheArms) {
+  const double base = cost_of("local-ucb", 100'000, 10, 40);
+  EXPECT_NEAR(cost_of("local-ucb", 1'000'000, 10, 40) / base, 10.0, 0.01);
+  EXPECT_NEAR(cost_of("local-ucb", 100'000, 20, 40) / base, 2.0, 0.01);
+  // per client and slot 10.4 + 1.0 K ns: 50.4 at K = 40, 20.4 at K = 10
+  EXPECT_NEAR(cost_of("centralized-ucb", 100'000, 10, 10) / base, 20.4 / 50.4, 0.01);
+  // about 47 ms measured for MovieLens 10x40 at 10^5 slots
+  EXPECT_NEAR(base / 1e6, 50.0, 1.0);
+}
+
+TEST(ReplicationCost, PhasedInAggregatedModeGrowsWithThePhasesOnly) {
+  // about log2 T phases: 10^8 slots cost little more than 10^6
+  const double million = cost_of("pf-ucb", 1'000'000, 10, 40);
+  EXPECT_GT(cost_of("pf-ucb", 100'000'000, 10, 40), million);
+  EXPECT_LT(cost_of("pf-ucb", 100'000'000, 10, 40), 2 * million);
+  // about 100 us measured for MovieLens at 10^6
+  EXPECT_NEAR(million / 1e3, 100.0, 30.0);
+  // and a thousand times less than a baseline at the same T
+  EXPECT_GT(cost_of("local-ucb", 1'000'000, 10, 40), 1000 * million);
+}
+
+TEST(ReplicationCost, PerPullAPhasedAlgorithmDrawsItsSlots) {
+  const double aggregated = cost_of("pf-ucb", 1'000'000, 10, 40);
+  const double per_pull = cost_of("pf-ucb", 1'000'000, 10, 40, Fidelity::per_pull);
+  // 2 ns per client and slot: 20 ms, about the 23 ms measured
+  EXPECT_NEAR((per_pull - aggregated) / 1e6, 20.0, 0.01);
+}
+
+}  // namespace
+}  // namespace pfmab::sim
