@@ -240,6 +240,13 @@ void create_rows(hid_t parent, const std::string& name, hsize_t columns, hsize_t
                         create.get(), H5P_DEFAULT));
 }
 
+hsize_t chunk_rows(hid_t dataset) {
+  Handle create(H5Dget_create_plist(dataset));
+  hsize_t chunk[2] = {};
+  check(H5Pget_chunk(create.get(), 2, chunk), "H5Pget_chunk");
+  return chunk[0];
+}
+
 Handle direct_chunk_access() {
   Handle access(H5Pcreate(H5P_DATASET_ACCESS));
   // A chunk larger than the cache, with no fill value to write, goes straight

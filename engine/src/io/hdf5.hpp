@@ -105,6 +105,8 @@ void overwrite(hid_t dataset, const std::vector<T>& values);
 // (open it with direct_chunk_access()) instead of through its chunk cache.
 template <class T>
 void create_rows(hid_t parent, const std::string& name, hsize_t columns, hsize_t chunk_rows);
+// The rows of a chunk of a rows dataset, as it was created.
+hsize_t chunk_rows(hid_t dataset);
 
 // Dataset access that bypasses HDF5's chunk cache, for datasets written in
 // whole chunks (one copy less per write).

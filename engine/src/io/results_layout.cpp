@@ -128,10 +128,13 @@ void create_cell(hid_t file, std::size_t index, const sim::Cell& cell, const Cel
   write_ranges(group.get(), std::span(&range, 1));
 
   const hsize_t c = grid.size();
+  // no chunk longer than the cell's rows will be: a chunk takes its whole
+  // size in the file however few of its rows exist
+  const hsize_t chunk_rows = std::min<hsize_t>(ResultsWriter::kChunkRows, range.count());
   h5::Handle rows(H5Gcreate2(group.get(), "replications", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT));
   sim::for_each_column([&](const auto& column) {
-    h5::create_rows<sim::ElementOf<decltype(column)>>(
-        rows.get(), column.name, columns_of(column, c, m), ResultsWriter::kChunkRows);
+    h5::create_rows<sim::ElementOf<decltype(column)>>(rows.get(), column.name,
+                                                      columns_of(column, c, m), chunk_rows);
   });
 
   // Summaries are written when the cell completes; SWMR allows no new
@@ -305,6 +308,11 @@ void RowSets::close() {
 
 void RowSets::abandon() {
   for (auto& set : sets_) set.abandon();
+}
+
+hsize_t read_chunk_rows(hid_t group) {
+  const auto first = std::string("replications/") + std::get<0>(sim::kColumns).name;
+  return h5::chunk_rows(open_dataset(group, first).get());
 }
 
 RowBlock read_rows(hid_t group, std::size_t cell, std::size_t checkpoints, std::size_t clients,

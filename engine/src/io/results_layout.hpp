@@ -76,6 +76,9 @@ class RowSets {
   hsize_t checkpoints_, clients_;
 };
 
+// The rows of a chunk of the cell's column datasets (all created alike).
+hsize_t read_chunk_rows(hid_t group);
+
 // Rows [first, first + count) of cell `cell`, whose group is `group`.
 RowBlock read_rows(hid_t group, std::size_t cell, std::size_t checkpoints, std::size_t clients,
                    std::uint64_t first, std::uint64_t count);
