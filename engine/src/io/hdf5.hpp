@@ -89,6 +89,10 @@ std::string read_string_attribute(hid_t object, const std::string& name);
 double read_double_attribute(hid_t object, const std::string& name);
 bool has_attribute(hid_t object, const std::string& name);
 
+// Datasets are created without room for attributes (pfmab gives them none):
+// HDF5 otherwise leaves about 160 bytes spare in each object header, 7.8 KB
+// in a cell's 49 datasets.
+
 // A fixed-size dataset written once.
 template <class T>
 void write_dataset(hid_t parent, const std::string& name, const std::vector<T>& values,

@@ -105,7 +105,13 @@ void write_values(hid_t group, const CellValues& values) {
 void create_cell(hid_t file, std::size_t index, const sim::Cell& cell, const CellValues& values,
                  sim::ReplicationRange range) {
   const auto name = group_name(index);
-  h5::Handle group(H5Gcreate2(file, name.c_str(), H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT));
+  // Its attributes in its object header, however many: past 8, HDF5 would
+  // move them to a heap and a B-tree of their own, 2 KB more per cell.
+  h5::Handle create(H5Pcreate(H5P_GROUP_CREATE));
+  constexpr unsigned kCompactAttributes = 1024;  // more than a cell has
+  h5::check(H5Pset_attr_phase_change(create.get(), kCompactAttributes, kCompactAttributes),
+            "H5Pset_attr_phase_change");
+  h5::Handle group(H5Gcreate2(file, name.c_str(), H5P_DEFAULT, create.get(), H5P_DEFAULT));
   h5::write_attribute(group.get(), "index", std::uint64_t{index});
   write_values(group.get(), values);
   // how its rewards are drawn, which for a baseline is not the mode asked
