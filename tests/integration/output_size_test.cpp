@@ -3,10 +3,13 @@
 // takes its data and a fixed cost, not a 256-row chunk per dataset. The
 // writer ends its writes on each cell's chunks as the file records them, so
 // an output written with the 256-row chunks of earlier versions, and a merge,
-// whose cells grow past their first shard's share, go on in their own.
+// whose cells grow past their first shard's share, go on in their own. A
+// chunk written whole is shuffled and deflated; one written in parts is
+// stored unfiltered, in place, and the file holds no dead copy of it.
 #include <cstdint>
 #include <filesystem>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -72,6 +75,52 @@ std::vector<std::vector<hsize_t>> chunks_of(hsize_t rows, const fs::path& path) 
   return out;
 }
 
+// The chunk of dataset `name` of cell 0 that starts at row 0: its filter mask
+// (bit i set: filter i skipped) and its size in the file.
+std::pair<unsigned, hsize_t> first_chunk(const fs::path& path, const std::string& name) {
+  h5::Handle file(H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT));
+  h5::Handle set(H5Dopen2(file.get(), ("cells/0000/replications/" + name).c_str(), H5P_DEFAULT));
+  h5::Handle space(H5Dget_space(set.get()));
+  hsize_t offset[2];
+  unsigned mask = 0;
+  haddr_t address = 0;
+  hsize_t size = 0;
+  h5::check(H5Dget_chunk_info(set.get(), space.get(), 0, offset, &mask, &address, &size),
+            "H5Dget_chunk_info");
+  return {mask, size};
+}
+
+// The bytes of the values of every dataset of an output: its raw data.
+hsize_t raw_bytes(const fs::path& path) {
+  h5::Handle file(H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT));
+  hsize_t total = 0;
+  const auto add = [](hid_t group, const char* name, const H5L_info_t*, void* sum) -> herr_t {
+    h5::Handle object(H5Oopen(group, name, H5P_DEFAULT));
+    if (H5Iget_type(object.get()) != H5I_DATASET) return 0;
+    h5::Handle space(H5Dget_space(object.get())), type(H5Dget_type(object.get()));
+    *static_cast<hsize_t*>(sum) +=
+        static_cast<hsize_t>(H5Sget_simple_extent_npoints(space.get())) * H5Tget_size(type.get());
+    return 0;
+  };
+  h5::check(H5Lvisit(file.get(), H5_INDEX_NAME, H5_ITER_NATIVE, add, &total), "H5Lvisit");
+  return total;
+}
+
+// What a cell costs beside its data, with room: its metadata (49 dataset
+// and 8 group object headers, 32 attributes, the chunk indexes of its 10 row
+// datasets; 19 KB in a one-cell file of the synthetic game, h5stat) and its
+// entry in the root's experiment_canonical, which holds its means (8 KB for
+// MovieLens' 10 x 40).
+constexpr hsize_t kCellCost = 32 * 1024;
+
+// The replications of `e`'s one cell, computed here.
+std::vector<sim::ReplicationResult> results_of(const io::Experiment& e) {
+  sim::RunOptions options;
+  options.seed = e.seed;
+  options.replications = e.replications;
+  return sim::run_sweep(e.cells, options)[0];
+}
+
 TEST(OutputChunks, ACellsChunksHoldAtMostItsReplications) {
   for (const std::uint64_t replications : {1, 20, 255, 256, 600}) {
     SCOPED_TRACE(std::to_string(replications) + " replications");
@@ -106,10 +155,7 @@ TEST(OutputChunks, AnOutputWith256RowChunksIsContinuedInThem) {
           io::columns_of(column, cell.checkpoints().size(), cell.instance().clients()), 256);
     });
   }
-  sim::RunOptions options;
-  options.seed = e.seed;
-  options.replications = e.replications;
-  const auto results = sim::run_sweep(e.cells, options)[0];
+  const auto results = results_of(e);
   {
     io::ResultsWriter writer(path, e, e.cells, false);
     EXPECT_EQ(writer.rows_to_chunk_end(0, 0), 256u);
@@ -158,6 +204,89 @@ TEST(OutputChunks, AMergeGoesOnInItsFirstShardsChunks) {
   for (std::size_t r = 0; r < 20; ++r) {
     expect_same_result(b[r], a[r], "replication " + std::to_string(r));
   }
+}
+
+TEST(OutputFilters, RowDatasetsAreShuffledThenDeflatedAtLevel1) {
+  TempDir dir("filters");
+  const auto e = experiment(dir, 20);
+  { io::ResultsWriter writer(dir / "out.h5", e, e.cells, false); }
+  h5::Handle file(H5Fopen((dir / "out.h5").c_str(), H5F_ACC_RDONLY, H5P_DEFAULT));
+  sim::for_each_column([&](const auto& column) {
+    SCOPED_TRACE(column.name);
+    h5::Handle set(H5Dopen2(
+        file.get(), (std::string("cells/0000/replications/") + column.name).c_str(), H5P_DEFAULT));
+    h5::Handle create(H5Dget_create_plist(set.get()));
+    ASSERT_EQ(H5Pget_nfilters(create.get()), 2);
+    unsigned flags = 0, level = 0;
+    std::size_t values = 1;
+    EXPECT_EQ(H5Pget_filter2(create.get(), 0, &flags, &values, &level, 0, nullptr, nullptr),
+              H5Z_FILTER_SHUFFLE);
+    values = 1;
+    EXPECT_EQ(H5Pget_filter2(create.get(), 1, &flags, &values, &level, 0, nullptr, nullptr),
+              H5Z_FILTER_DEFLATE);
+    EXPECT_EQ(level, 1u);
+  });
+}
+
+TEST(OutputFilters, AChunkWrittenWholeIsCompressedAndOneWrittenInPartsIsStoredInPlace) {
+  TempDir dir("parts");
+  const auto e = experiment(dir, 20);
+  const auto results = results_of(e);
+  const hsize_t raw_chunk = 20 * e.cells[0].checkpoints().size() * sizeof(double);
+  // whole: the 20 rows in one block
+  {
+    io::ResultsWriter writer(dir / "whole.h5", e, e.cells, false);
+    for (const auto& r : results) writer.append(0, r);
+  }
+  const auto [whole_mask, whole_size] = first_chunk(dir / "whole.h5", "regret");
+  EXPECT_EQ(whole_mask, 0u) << "a whole chunk skipped a filter";
+  EXPECT_LT(whole_size, raw_chunk / 2);
+  // in 20 parts, flushed one by one, the writer reopened half way: the
+  // chunk's earlier rows are read back once and then kept
+  for (const std::size_t stop : {std::size_t{7}, results.size()}) {
+    io::ResultsWriter writer(dir / "parts.h5", e, e.cells, false);
+    for (std::size_t r = writer.done(0); r < stop; ++r) {
+      writer.append(0, results[r]);
+      writer.flush();
+    }
+  }
+  const auto [parts_mask, parts_size] = first_chunk(dir / "parts.h5", "regret");
+  EXPECT_EQ(parts_mask, 3u) << "a chunk written in parts went through a filter";
+  EXPECT_EQ(parts_size, raw_chunk);
+  // no copy of the chunk left behind per part: the file is its data and its
+  // metadata (a chunk compressed anew at each of 20 parts left about 10
+  // times its compressed size)
+  EXPECT_LT(fs::file_size(dir / "parts.h5"), raw_bytes(dir / "parts.h5") + kCellCost);
+
+  for (const auto* name : {"whole.h5", "parts.h5"}) {
+    SCOPED_TRACE(name);
+    const io::ResultsReader reader(dir / name);
+    ASSERT_EQ(reader.cells()[0].done, 20u);
+    const auto stored = reader.read(0, 0, 20);
+    for (std::size_t r = 0; r < 20; ++r) {
+      expect_same_result(stored[r], results[r], "replication " + std::to_string(r));
+    }
+  }
+}
+
+TEST(OutputSize, AFileOfFewReplicationsIsItsDataAndAFixedCostPerCell) {
+  // The target: at most 1.3 times the raw data, plus a fixed cost
+  // per cell. Worst case: every chunk written in parts, so unfiltered.
+  constexpr double kRatio = 1.3;
+  TempDir dir("size");
+  const auto e = experiment(dir, 20);
+  const auto results = results_of(e);
+  {
+    io::ResultsWriter writer(dir / "out.h5", e, e.cells, false);
+    for (const auto& r : results) {
+      writer.append(0, r);
+      writer.flush();
+    }
+  }
+  const auto size = fs::file_size(dir / "out.h5");
+  const auto raw = raw_bytes(dir / "out.h5");
+  EXPECT_LE(static_cast<double>(size), kRatio * static_cast<double>(raw) + kCellCost)
+      << size << " bytes for " << raw << " of data";
 }
 
 }  // namespace

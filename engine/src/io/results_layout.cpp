@@ -1,6 +1,7 @@
 #include "io/results_layout.hpp"
 
 #include <algorithm>
+#include <cassert>
 #include <cmath>
 #include <ctime>
 #include <limits>
@@ -292,19 +293,40 @@ void write_done(hid_t group, std::uint64_t done) {
   h5::overwrite(open_dataset(group, "replications_done").get(), std::vector<std::uint64_t>{done});
 }
 
-RowSets::RowSets(hid_t group, std::size_t checkpoints, std::size_t clients)
-    : checkpoints_(checkpoints), clients_(clients) {
-  h5::Handle rows(H5Gopen2(group, "replications", H5P_DEFAULT));
+RowSets::RowSets(hid_t group, std::size_t cell, std::size_t checkpoints, std::size_t clients,
+                 hsize_t chunk_rows, hsize_t rows)
+    : checkpoints_(checkpoints),
+      clients_(clients),
+      chunk_rows_(chunk_rows),
+      // read now, before these openings write a chunk unfiltered, after
+      // which HDF5 cannot read it through them (h5::write_unfiltered_chunk)
+      part_(read_rows(group, cell, checkpoints, clients, rows - rows % chunk_rows,
+                      rows % chunk_rows)) {
+  h5::Handle sets(H5Gopen2(group, "replications", H5P_DEFAULT));
   const auto access = h5::direct_chunk_access();
   sim::for_each_column([&](const auto& column) {
-    sets_.emplace_back(H5Dopen2(rows.get(), column.name, access.get()));
+    sets_.emplace_back(H5Dopen2(sets.get(), column.name, access.get()));
   });
 }
 
-void RowSets::write(const RowBlock& block, hsize_t first) const {
+void RowSets::write(const RowBlock& block, hsize_t first, bool ends_cell) {
+  const hsize_t offset = first % chunk_rows_;  // in its chunk
+  if (offset == 0 && (block.rows == chunk_rows_ || ends_cell)) {
+    auto set = sets_.begin();
+    block.for_each_column([&](const auto& column, const auto& values) {
+      h5::write_rows((set++)->get(), first, columns_of(column, checkpoints_, clients_), values);
+    });
+    return;
+  }
+  if (offset == 0) part_.reset(block.cell, checkpoints_, clients_);
+  assert(part_.rows == offset);
+  part_.append(block);
   auto set = sets_.begin();
-  block.for_each_column([&](const auto& column, const auto& values) {
-    h5::write_rows((set++)->get(), first, columns_of(column, checkpoints_, clients_), values);
+  sim::for_each_column(part_.values, [&](const auto& column, auto& values) {
+    const auto width = part_.width(column);
+    values.resize(chunk_rows_ * width);  // the whole chunk, zero past its rows
+    h5::write_unfiltered_chunk((set++)->get(), first - offset, first + block.rows, values);
+    values.resize(part_.rows * width);
   });
 }
 

@@ -236,10 +236,10 @@ void ResultsWriter::Impl::write(const RowBlock& block) {
     row_sets_cell_ = c;
     row_sets_.reset();
     h5::Handle group(H5Gopen2(file_.get(), groups_[c].c_str(), H5P_DEFAULT));
-    row_sets_.emplace(group.get(), checkpoints_[c], clients_[c]);
+    row_sets_.emplace(group.get(), c, checkpoints_[c], clients_[c], chunk_[c], written_[c]);
   }
   summary_of(c).add(block);
-  row_sets_->write(block, written_[c]);
+  row_sets_->write(block, written_[c], written_[c] + block.rows == expected_[c]);
   written_[c] += block.rows;
   if (written_[c] == expected_[c] && summarize_) {
     // The cell is complete: summarise it now, while the run's later cells are

@@ -64,7 +64,9 @@ class ResultsWriter {
   // on 40,000 replications: more chunks to index and look up.)
   static constexpr std::size_t kChunkRows = 256;
   // The rows from row `row` of `cell` to the end of its chunk. Rows are
-  // written in blocks that end there, so that each write fills whole chunks.
+  // written in blocks that end there, so that a chunk whose rows come fast
+  // enough is written whole, in one write, and compressed (RowSets, in
+  // results_layout.hpp).
   // The chunk is the one the cell's datasets were created with, read from
   // the file: an output of an earlier version (256 rows) or one that grew
   // past the replications it was created for keeps its own.
