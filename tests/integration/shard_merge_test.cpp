@@ -28,8 +28,8 @@ namespace {
 namespace fs = std::filesystem;
 namespace h5 = io::h5;
 
-// 600 replications: three shards of 200, so the merge appends rows that do
-// not start on the output's 256-row chunks.
+// 600 replications: three shards of 200, each with 200-row chunks (its
+// share), which the merge's output keeps from its first shard.
 std::vector<std::string> experiment(const std::string& seed = "7") {
   return {"--means", shared_data("synthetic_4x9.csv"), "--alpha", "0.2,0.9",
           "--horizon", "20000", "--replications", "600", "--seed", seed, "--quiet", "--json"};

@@ -212,12 +212,24 @@ double read_double_attribute(hid_t object, const std::string& name) {
   return value;
 }
 
+namespace {
+
+// How every dataset is created: with an object header no larger than its
+// messages (hdf5.hpp).
+Handle dataset_creation() {
+  Handle create(H5Pcreate(H5P_DATASET_CREATE));
+  check(H5Pset_dset_no_attrs_hint(create.get(), true), "H5Pset_dset_no_attrs_hint");
+  return create;
+}
+
+}  // namespace
+
 template <class T>
 void write_dataset(hid_t parent, const std::string& name, const std::vector<T>& values,
                    const std::vector<hsize_t>& dims) {
   Handle space(H5Screate_simple(static_cast<int>(dims.size()), dims.data(), nullptr));
   Handle set(H5Dcreate2(parent, name.c_str(), native_type<T>(), space.get(), H5P_DEFAULT,
-                        H5P_DEFAULT, H5P_DEFAULT));
+                        dataset_creation().get(), H5P_DEFAULT));
   overwrite(set.get(), values);
 }
 
@@ -233,17 +245,27 @@ void create_rows(hid_t parent, const std::string& name, hsize_t columns, hsize_t
   const hsize_t zero[2] = {0, columns}, unlimited[2] = {H5S_UNLIMITED, columns};
   const hsize_t chunk[2] = {chunk_rows, columns};
   Handle space(H5Screate_simple(rank, zero, unlimited));
-  Handle create(H5Pcreate(H5P_DATASET_CREATE));
+  auto create = dataset_creation();
   check(H5Pset_chunk(create.get(), rank, chunk), "H5Pset_chunk");
   check(H5Pset_fill_time(create.get(), H5D_FILL_TIME_NEVER), "H5Pset_fill_time");
+  check(H5Pset_shuffle(create.get()), "H5Pset_shuffle");
+  check(H5Pset_deflate(create.get(), kDeflateLevel), "H5Pset_deflate");
   Handle set(H5Dcreate2(parent, name.c_str(), native_type<T>(), space.get(), H5P_DEFAULT,
                         create.get(), H5P_DEFAULT));
 }
 
+hsize_t chunk_rows(hid_t dataset) {
+  Handle create(H5Dget_create_plist(dataset));
+  hsize_t chunk[2] = {};
+  check(H5Pget_chunk(create.get(), 2, chunk), "H5Pget_chunk");
+  return chunk[0];
+}
+
 Handle direct_chunk_access() {
   Handle access(H5Pcreate(H5P_DATASET_ACCESS));
-  // A chunk larger than the cache, with no fill value to write, goes straight
-  // to the file (H5D__chunk_cacheable).
+  // A chunk larger than the cache is not kept in it (H5D__chunk_lock); one
+  // without filters and with no fill value to write goes straight to the
+  // file (H5D__chunk_cacheable).
   check(H5Pset_chunk_cache(access.get(), H5D_CHUNK_CACHE_NSLOTS_DEFAULT, 0,
                            H5D_CHUNK_CACHE_W0_DEFAULT),
         "H5Pset_chunk_cache");
@@ -292,6 +314,20 @@ void write_rows(hid_t dataset, hsize_t first, hsize_t columns, const std::vector
 }
 
 template <class T>
+void write_unfiltered_chunk(hid_t dataset, hsize_t first, hsize_t rows,
+                            const std::vector<T>& values) {
+  set_rows(dataset, rows);
+  Handle create(H5Dget_create_plist(dataset));
+  const int filters = H5Pget_nfilters(create.get());
+  check(filters, "H5Pget_nfilters");
+  const std::uint32_t skip_all = (std::uint32_t{1} << filters) - 1;
+  const hsize_t offset[2] = {first, 0};
+  check(H5Dwrite_chunk(dataset, H5P_DEFAULT, skip_all, offset, values.size() * sizeof(T),
+                       values.data()),
+        "H5Dwrite_chunk");
+}
+
+template <class T>
 std::vector<T> read_block(hid_t dataset, hsize_t first_row, hsize_t rows, hsize_t first_col,
                           hsize_t cols) {
   std::vector<T> out(rows * cols);
@@ -302,12 +338,13 @@ std::vector<T> read_block(hid_t dataset, hsize_t first_row, hsize_t rows, hsize_
   return out;
 }
 
-#define PFMAB_H5_INSTANTIATE(T)                                                    \
-  template void write_dataset<T>(hid_t, const std::string&, const std::vector<T>&, \
-                                 const std::vector<hsize_t>&);                     \
-  template void overwrite<T>(hid_t, const std::vector<T>&);                        \
-  template void create_rows<T>(hid_t, const std::string&, hsize_t, hsize_t);       \
-  template void write_rows<T>(hid_t, hsize_t, hsize_t, const std::vector<T>&);     \
+#define PFMAB_H5_INSTANTIATE(T)                                                            \
+  template void write_dataset<T>(hid_t, const std::string&, const std::vector<T>&,         \
+                                 const std::vector<hsize_t>&);                             \
+  template void overwrite<T>(hid_t, const std::vector<T>&);                                \
+  template void create_rows<T>(hid_t, const std::string&, hsize_t, hsize_t);               \
+  template void write_rows<T>(hid_t, hsize_t, hsize_t, const std::vector<T>&);             \
+  template void write_unfiltered_chunk<T>(hid_t, hsize_t, hsize_t, const std::vector<T>&); \
   template std::vector<T> read_block<T>(hid_t, hsize_t, hsize_t, hsize_t, hsize_t);
 PFMAB_H5_INSTANTIATE(double)
 PFMAB_H5_INSTANTIATE(std::uint64_t)

@@ -89,6 +89,10 @@ std::string read_string_attribute(hid_t object, const std::string& name);
 double read_double_attribute(hid_t object, const std::string& name);
 bool has_attribute(hid_t object, const std::string& name);
 
+// Datasets are created without room for attributes (pfmab gives them none):
+// HDF5 otherwise leaves about 160 bytes spare in each object header, 7.8 KB
+// in a cell's 49 datasets.
+
 // A fixed-size dataset written once.
 template <class T>
 void write_dataset(hid_t parent, const std::string& name, const std::vector<T>& values,
@@ -99,21 +103,37 @@ template <class T>
 void overwrite(hid_t dataset, const std::vector<T>& values);
 
 // A dataset of `columns` values per row (a 1-D one when columns == 0) that
-// grows by rows: chunked by `chunk_rows`, unlimited in its first dimension.
-// No fill value is ever written: its rows are written as it grows, and
-// without one HDF5 writes whole chunks straight from the caller's buffer
-// (open it with direct_chunk_access()) instead of through its chunk cache.
+// grows by rows: chunked by `chunk_rows`, unlimited in its first dimension,
+// its chunks shuffled (the bytes of its values grouped by significance) and
+// deflated at kDeflateLevel, which h5py and every HDF5 reader undo by
+// themselves (bench/README.md, "Output size", for what each filter saves
+// and costs). No fill value is ever written: its rows are written as it
+// grows, so HDF5 never has to fill a chunk before writing it.
+inline constexpr unsigned kDeflateLevel = 1;
 template <class T>
 void create_rows(hid_t parent, const std::string& name, hsize_t columns, hsize_t chunk_rows);
+// The rows of a chunk of a rows dataset, as it was created.
+hsize_t chunk_rows(hid_t dataset);
 
-// Dataset access that bypasses HDF5's chunk cache, for datasets written in
-// whole chunks (one copy less per write).
+// Dataset access without HDF5's chunk cache, for datasets written in whole
+// chunks: each write's chunk is filtered and written at once (not held until
+// the next flush), or without filters goes straight from the caller's buffer.
 Handle direct_chunk_access();
 
 // Rows [first, first + values.size() / columns) of a rows dataset, growing it
-// to end there.
+// to end there, through the dataset's filters.
 template <class T>
 void write_rows(hid_t dataset, hsize_t first, hsize_t columns, const std::vector<T>& values);
+// The chunk of a rows dataset that starts at row `first`, whole (`values`:
+// its rows, zero past the last), stored unfiltered (every filter skipped,
+// as its filter mask records), growing the dataset to `rows` rows. A chunk
+// stored so keeps its size whatever it holds, so it is rewritten in place.
+// HDF5 1.10 leaves the mask out of the chunk's entry in its lookup cache,
+// and reads the chunk through the filters ("inflate() failed") until every
+// opening of the dataset is closed: do not read it back before.
+template <class T>
+void write_unfiltered_chunk(hid_t dataset, hsize_t first, hsize_t rows,
+                            const std::vector<T>& values);
 
 // Reads the block [first_row, +rows) x [first_col, +cols) of a 2-D dataset
 // (cols is ignored and the block is 1-D for a 1-D dataset).

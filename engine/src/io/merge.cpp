@@ -146,10 +146,11 @@ void merge_shards(std::span<const std::filesystem::path> paths,
       for (std::size_t p = 1; p < parts.size(); ++p) {
         const auto& file = *parts[p].file;
         const auto done = file.cells()[c].done;
-        // blocks that end on the output's chunk boundaries (ResultsWriter)
+        // blocks that end on the output's chunk boundaries (ResultsWriter):
+        // its chunks are the first shard's
         for (std::uint64_t first = 0; first < done;) {
-          const auto count = std::min<std::uint64_t>(
-              done - first, ResultsWriter::kChunkRows - writer.done(c) % ResultsWriter::kChunkRows);
+          const auto count =
+              std::min<std::uint64_t>(done - first, writer.rows_to_chunk_end(c, writer.done(c)));
           writer.append(file.rows(c, first, count));
           first += count;
         }

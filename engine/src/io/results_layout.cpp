@@ -1,6 +1,7 @@
 #include "io/results_layout.hpp"
 
 #include <algorithm>
+#include <cassert>
 #include <cmath>
 #include <ctime>
 #include <limits>
@@ -115,7 +116,13 @@ void write_values(hid_t group, const CellValues& values) {
 void create_cell(hid_t file, std::size_t index, const sim::Cell& cell, const CellValues& values,
                  sim::ReplicationRange range) {
   const auto name = group_name(index);
-  h5::Handle group(H5Gcreate2(file, name.c_str(), H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT));
+  // Its attributes in its object header, however many: past 8, HDF5 would
+  // move them to a heap and a B-tree of their own, 2 KB more per cell.
+  h5::Handle create(H5Pcreate(H5P_GROUP_CREATE));
+  constexpr unsigned kCompactAttributes = 1024;  // more than a cell has
+  h5::check(H5Pset_attr_phase_change(create.get(), kCompactAttributes, kCompactAttributes),
+            "H5Pset_attr_phase_change");
+  h5::Handle group(H5Gcreate2(file, name.c_str(), H5P_DEFAULT, create.get(), H5P_DEFAULT));
   h5::write_attribute(group.get(), "index", std::uint64_t{index});
   write_values(group.get(), values);
   // how its rewards are drawn, which for a baseline is not the mode asked
@@ -138,10 +145,13 @@ void create_cell(hid_t file, std::size_t index, const sim::Cell& cell, const Cel
   write_ranges(group.get(), std::span(&range, 1));
 
   const hsize_t c = grid.size();
+  // no chunk longer than the cell's rows will be: a chunk takes its whole
+  // size in the file however few of its rows exist
+  const hsize_t chunk_rows = std::min<hsize_t>(ResultsWriter::kChunkRows, range.count());
   h5::Handle rows(H5Gcreate2(group.get(), "replications", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT));
   sim::for_each_column([&](const auto& column) {
-    h5::create_rows<sim::ElementOf<decltype(column)>>(
-        rows.get(), column.name, columns_of(column, c, m), ResultsWriter::kChunkRows);
+    h5::create_rows<sim::ElementOf<decltype(column)>>(rows.get(), column.name,
+                                                      columns_of(column, c, m), chunk_rows);
   });
 
   // Summaries are written when the cell completes; SWMR allows no new
@@ -327,19 +337,40 @@ void write_done(hid_t group, std::uint64_t done) {
   h5::overwrite(open_dataset(group, "replications_done").get(), std::vector<std::uint64_t>{done});
 }
 
-RowSets::RowSets(hid_t group, std::size_t checkpoints, std::size_t clients)
-    : checkpoints_(checkpoints), clients_(clients) {
-  h5::Handle rows(H5Gopen2(group, "replications", H5P_DEFAULT));
+RowSets::RowSets(hid_t group, std::size_t cell, std::size_t checkpoints, std::size_t clients,
+                 hsize_t chunk_rows, hsize_t rows)
+    : checkpoints_(checkpoints),
+      clients_(clients),
+      chunk_rows_(chunk_rows),
+      // read now, before these openings write a chunk unfiltered, after
+      // which HDF5 cannot read it through them (h5::write_unfiltered_chunk)
+      part_(read_rows(group, cell, checkpoints, clients, rows - rows % chunk_rows,
+                      rows % chunk_rows)) {
+  h5::Handle sets(H5Gopen2(group, "replications", H5P_DEFAULT));
   const auto access = h5::direct_chunk_access();
   sim::for_each_column([&](const auto& column) {
-    sets_.emplace_back(H5Dopen2(rows.get(), column.name, access.get()));
+    sets_.emplace_back(H5Dopen2(sets.get(), column.name, access.get()));
   });
 }
 
-void RowSets::write(const RowBlock& block, hsize_t first) const {
+void RowSets::write(const RowBlock& block, hsize_t first, bool ends_cell) {
+  const hsize_t offset = first % chunk_rows_;  // in its chunk
+  if (offset == 0 && (block.rows == chunk_rows_ || ends_cell)) {
+    auto set = sets_.begin();
+    block.for_each_column([&](const auto& column, const auto& values) {
+      h5::write_rows((set++)->get(), first, columns_of(column, checkpoints_, clients_), values);
+    });
+    return;
+  }
+  if (offset == 0) part_.reset(block.cell, checkpoints_, clients_);
+  assert(part_.rows == offset);
+  part_.append(block);
   auto set = sets_.begin();
-  block.for_each_column([&](const auto& column, const auto& values) {
-    h5::write_rows((set++)->get(), first, columns_of(column, checkpoints_, clients_), values);
+  sim::for_each_column(part_.values, [&](const auto& column, auto& values) {
+    const auto width = part_.width(column);
+    values.resize(chunk_rows_ * width);  // the whole chunk, zero past its rows
+    h5::write_unfiltered_chunk((set++)->get(), first - offset, first + block.rows, values);
+    values.resize(part_.rows * width);
   });
 }
 
@@ -349,6 +380,11 @@ void RowSets::close() {
 
 void RowSets::abandon() {
   for (auto& set : sets_) set.abandon();
+}
+
+hsize_t read_chunk_rows(hid_t group) {
+  const auto first = std::string("replications/") + std::get<0>(sim::kColumns).name;
+  return h5::chunk_rows(open_dataset(group, first).get());
 }
 
 RowBlock read_rows(hid_t group, std::size_t cell, std::size_t checkpoints, std::size_t clients,

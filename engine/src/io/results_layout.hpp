@@ -68,20 +68,40 @@ hsize_t columns_of(const Column& column, hsize_t checkpoints, hsize_t clients) {
   return column.width == sim::Width::one ? 0 : column.count(checkpoints, clients);
 }
 
-// The column datasets of a cell, open for writing whole chunks of rows.
+// The column datasets of a cell, open for writing rows a chunk or part of
+// one at a time (ResultsWriter ends its blocks on chunk boundaries).
+//
+// A block of a whole chunk (all its rows, or those from its start to the
+// cell's end) goes through the datasets' filters, compressed. A block of part
+// of a chunk is stored as the whole chunk, unfiltered, with the chunk's
+// earlier rows, which RowSets keeps: HDF5 writing under SWMR never frees the
+// space of a filtered chunk it rewrites (a reader may be reading it there),
+// so a chunk compressed anew for each part would leave a dead copy of itself
+// per part, where an unfiltered one keeps its size and is rewritten in place.
+// Rows that arrive a few at a time (replications of a second or more) are
+// thus stored as they are, those that arrive a chunk at a time (the short
+// replications of the large files) compressed.
 class RowSets {
  public:
-  RowSets(hid_t group, std::size_t checkpoints, std::size_t clients);
-  // The block's rows as rows [first, first + block.rows).
-  void write(const RowBlock& block, hsize_t first) const;
+  // The datasets of cell `cell`, which hold `rows` rows in chunks of
+  // `chunk_rows`.
+  RowSets(hid_t group, std::size_t cell, std::size_t checkpoints, std::size_t clients,
+          hsize_t chunk_rows, hsize_t rows);
+  // The block's rows as rows [first, first + block.rows), the next ones,
+  // within one chunk; `ends_cell`: no row will follow them.
+  void write(const RowBlock& block, hsize_t first, bool ends_cell);
   void close();
   // Leaves them open (h5::Handle::abandon): the file is abandoned.
   void abandon();
 
  private:
   std::vector<h5::Handle> sets_;  // in table order
-  hsize_t checkpoints_, clients_;
+  hsize_t checkpoints_, clients_, chunk_rows_;
+  RowBlock part_;  // the rows of the last chunk, if it is not full
 };
+
+// The rows of a chunk of the cell's column datasets (all created alike).
+hsize_t read_chunk_rows(hid_t group);
 
 // Rows [first, first + count) of cell `cell`, whose group is `group`.
 RowBlock read_rows(hid_t group, std::size_t cell, std::size_t checkpoints, std::size_t clients,

@@ -17,7 +17,8 @@ namespace pfmab::io {
 namespace {
 
 constexpr auto kFlushInterval = std::chrono::milliseconds(500);
-constexpr std::uint64_t kChunkRows = ResultsWriter::kChunkRows;
+// Rows read back at a time to replay a cell into its summary.
+constexpr std::uint64_t kReplayRows = ResultsWriter::kChunkRows;
 
 // Writes a complete new output (every group and dataset, no rows) under a
 // temporary name (NewOutput), then moves it to its own: a kill or a failure
@@ -79,6 +80,9 @@ class ResultsWriter::Impl {
   std::size_t cells() const { return written_.size(); }
   std::size_t checkpoints(std::size_t cell) const { return checkpoints_[cell]; }
   std::size_t clients(std::size_t cell) const { return clients_[cell]; }
+  std::uint64_t rows_to_chunk_end(std::size_t cell, std::uint64_t row) const {
+    return chunk_[cell] - row % chunk_[cell];
+  }
   std::uint64_t done(std::size_t cell) const {
     return written_[cell] + (pending_.rows > 0 && pending_.cell == cell ? pending_.rows : 0);
   }
@@ -107,6 +111,7 @@ class ResultsWriter::Impl {
   std::vector<std::string> groups_;       // cells/NNNN
   std::vector<std::size_t> clients_;      // per cell
   std::vector<std::size_t> checkpoints_;  // per cell
+  std::vector<std::uint64_t> chunk_;      // rows of a chunk, per cell, as created
   std::vector<std::uint64_t> written_;    // rows in the datasets, per cell
   std::vector<std::uint64_t> committed_;  // rows recorded in replications_done
   std::vector<std::uint64_t> expected_;   // rows of a complete cell (its ranges' total)
@@ -203,6 +208,7 @@ void ResultsWriter::Impl::open(const std::filesystem::path& path) {
     h5::Handle group(H5Gopen2(file_.get(), groups_[c].c_str(), H5P_DEFAULT));
     clients_.push_back(h5::dims(open_dataset(group.get(), "means").get())[0]);
     checkpoints_.push_back(h5::dims(open_dataset(group.get(), "checkpoints").get())[0]);
+    chunk_.push_back(read_chunk_rows(group.get()));
     expected_.push_back(sim::total(read_ranges(group.get())));
     const auto done = read_done(group.get());
     written_.push_back(done);
@@ -238,8 +244,7 @@ void ResultsWriter::Impl::append(std::size_t cell, const sim::ReplicationResult&
     if (pending_.rows == 0) pending_.reset(cell, checkpoints_[cell], clients_[cell]);
     pending_.append(result);
     // up to the next chunk boundary, as a WriterThread's blocks are
-    if (done(cell) == expected_[cell] ||
-        pending_.rows == kChunkRows - written_[cell] % kChunkRows) {
+    if (done(cell) == expected_[cell] || pending_.rows == rows_to_chunk_end(cell, written_[cell])) {
       write_pending();
     }
   });
@@ -267,10 +272,10 @@ void ResultsWriter::Impl::write(const RowBlock& block) {
     row_sets_cell_ = c;
     row_sets_.reset();
     h5::Handle group(H5Gopen2(file_.get(), groups_[c].c_str(), H5P_DEFAULT));
-    row_sets_.emplace(group.get(), checkpoints_[c], clients_[c]);
+    row_sets_.emplace(group.get(), c, checkpoints_[c], clients_[c], chunk_[c], written_[c]);
   }
   summary_of(c).add(block);
-  row_sets_->write(block, written_[c]);
+  row_sets_->write(block, written_[c], written_[c] + block.rows == expected_[c]);
   written_[c] += block.rows;
   if (written_[c] == expected_[c] && summarize_) {
     // The cell is complete: summarise it now, while the run's later cells are
@@ -307,9 +312,9 @@ CellSummary& ResultsWriter::Impl::summary_of(std::size_t cell) {
   summary_.emplace(checkpoints_[cell], expected_[cell]);
   summary_cell_ = cell;
   h5::Handle group(H5Gopen2(file_.get(), groups_[cell].c_str(), H5P_DEFAULT));
-  for (std::uint64_t first = 0; first < written_[cell]; first += kChunkRows) {
+  for (std::uint64_t first = 0; first < written_[cell]; first += kReplayRows) {
     summary_->add(read_rows(group.get(), cell, checkpoints_[cell], clients_[cell], first,
-                            std::min<std::uint64_t>(kChunkRows, written_[cell] - first)));
+                            std::min<std::uint64_t>(kReplayRows, written_[cell] - first)));
   }
   return *summary_;
 }
@@ -352,6 +357,9 @@ void ResultsWriter::close() { impl_->close(); }
 std::size_t ResultsWriter::cells() const { return impl_->cells(); }
 std::size_t ResultsWriter::checkpoints(std::size_t cell) const { return impl_->checkpoints(cell); }
 std::size_t ResultsWriter::clients(std::size_t cell) const { return impl_->clients(cell); }
+std::uint64_t ResultsWriter::rows_to_chunk_end(std::size_t cell, std::uint64_t row) const {
+  return impl_->rows_to_chunk_end(cell, row);
+}
 std::uint64_t ResultsWriter::done(std::size_t cell) const { return impl_->done(cell); }
 bool ResultsWriter::resumed() const { return impl_->resumed(); }
 void ResultsWriter::append(std::size_t cell, const sim::ReplicationResult& result) {

@@ -4,6 +4,8 @@
 #include <cstdint>
 #include <cstring>
 #include <stdexcept>
+#include <tuple>
+#include <utility>
 
 namespace pfmab::io {
 
@@ -23,6 +25,17 @@ void RowBlock::append(const sim::ReplicationResult& result) {
     to.insert(to.end(), from.begin(), from.end());
   });
   ++rows;
+}
+
+void RowBlock::append(const RowBlock& other) {
+  assert(other.cell == cell && other.checkpoints == checkpoints && other.clients == clients);
+  [&]<std::size_t... I>(std::index_sequence<I...>) {
+    (std::get<I>(values).insert(std::get<I>(values).end(), std::get<I>(other.values).begin(),
+                                std::get<I>(other.values).end()),
+     ...);
+  }
+  (std::make_index_sequence<sim::kColumnCount>{});
+  rows += other.rows;
 }
 
 sim::ReplicationResult RowBlock::result(std::size_t row) const {

@@ -49,7 +49,7 @@ void WriterThread::push(std::size_t cell, const sim::ReplicationResult& result) 
   if (!filling_) {
     free_.pop(filling_);
     filling_->reset(cell, writer_.checkpoints(cell), writer_.clients(cell));
-    limit_ = ResultsWriter::kChunkRows - handed_[cell] % ResultsWriter::kChunkRows;
+    limit_ = writer_.rows_to_chunk_end(cell, handed_[cell]);
     started_ = now;
   }
   filling_->append(result);

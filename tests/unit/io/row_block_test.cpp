@@ -1,5 +1,7 @@
 // A row block sent to another process (an MPI rank's rows to rank 0) comes
-// back field for field; bytes that are not exactly one block are refused.
+// back field for field; bytes that are not exactly one block are refused. A
+// block appended to another (the part of a chunk the writer keeps) follows
+// its rows.
 #include "pfmab/io/row_block.hpp"
 
 #include <stdexcept>
@@ -52,6 +54,16 @@ TEST_F(RowBlockBytes, TruncatedOrTrailingBytesAreRefused) {
   }
   bytes.push_back(0);
   EXPECT_THROW(RowBlock::read_bytes(bytes), std::runtime_error);
+}
+
+TEST_F(RowBlockBytes, ABlockAppendedToAnotherFollowsItsRows) {
+  RowBlock first, second;
+  first.reset(3, block.checkpoints, 2);
+  second.reset(3, block.checkpoints, 2);
+  for (std::size_t r = 0; r < results.size(); ++r) (r < 2 ? first : second).append(results[r]);
+  first.append(second);
+  ASSERT_EQ(first.rows, results.size());
+  EXPECT_EQ(first.values, block.values);
 }
 
 }  // namespace

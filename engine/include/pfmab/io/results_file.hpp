@@ -56,12 +56,21 @@ class Handle;
 // where the file holds what, in results_layout.hpp (engine/src/io).
 class ResultsWriter {
  public:
-  // The rows of a chunk of every per-replication dataset. Rows are written
-  // in blocks that end on chunk boundaries, so that each write fills whole
-  // chunks, which HDF5 writes straight to the file. (64-row chunks cost 30%
-  // more time in the writer and 40% more in reading back, measured on 40,000
-  // replications: more chunks to index and look up.)
+  // The rows of a chunk of every per-replication dataset of a cell, at most:
+  // a cell created for fewer replications has chunks of that many rows (a
+  // chunk is stored whole however few of its rows exist, so 256-row chunks
+  // made a 20-replication cell 13 times its data). (64-row chunks cost 30%
+  // more time in the writer and 40% more in reading back than 256, measured
+  // on 40,000 replications: more chunks to index and look up.)
   static constexpr std::size_t kChunkRows = 256;
+  // The rows from row `row` of `cell` to the end of its chunk. Rows are
+  // written in blocks that end there, so that a chunk whose rows come fast
+  // enough is written whole, in one write, and compressed (RowSets, in
+  // results_layout.hpp).
+  // The chunk is the one the cell's datasets were created with, read from
+  // the file: an output of an earlier version (256 rows) or one that grew
+  // past the replications it was created for keeps its own.
+  std::uint64_t rows_to_chunk_end(std::size_t cell, std::uint64_t row) const;
 
   // Creates `path` for `shard` of the experiment, or continues it if it holds
   // the same shard of the same experiment (same canonical form): then done(c)

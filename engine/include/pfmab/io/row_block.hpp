@@ -25,6 +25,8 @@ struct RowBlock {
   // Empties the block for rows of `cell`.
   void reset(std::size_t cell_index, std::size_t checkpoint_count, std::size_t client_count);
   void append(const sim::ReplicationResult& result);
+  // Appends the rows of `other`, a block of the same cell.
+  void append(const RowBlock& other);
   sim::ReplicationResult result(std::size_t row) const;
 
   // Calls visit(column, values) for every column and its values.
