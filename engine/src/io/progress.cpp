@@ -12,6 +12,7 @@
 
 #include <fmt/format.h>
 
+#include "pfmab/algorithms/registry.hpp"
 #include "pfmab/sim/cost.hpp"
 #include "pfmab/util/excerpt.hpp"
 
@@ -30,11 +31,16 @@ std::string horizon_text(std::uint64_t horizon) {
 }
 
 // What tells a cell from its neighbours in the usual sweeps, short enough
-// for one line: the means file by its name alone, made safe for a terminal.
+// for one line: the means file by its name alone, made safe for a terminal;
+// no C for an algorithm that never pays for communication.
 std::string cell_name(const sim::Cell& cell) {
   const auto& spec = cell.spec();
-  return fmt::format("{} alpha {} C {} T {} {}", cell.algorithm().name(), spec.alpha,
-                     spec.comm_cost, horizon_text(cell.horizon()),
+  const auto ignored = algorithms::find_algorithm(cell.algorithm().name()).ignores;
+  const bool pays = std::none_of(ignored.begin(), ignored.end(),
+                                 [](const auto& ignore) { return ignore.key == "comm_cost"; });
+  return fmt::format("{} alpha {}{} T {} {}", cell.algorithm().name(), spec.alpha,
+                     pays ? fmt::format(" C {}", spec.comm_cost) : std::string(),
+                     horizon_text(cell.horizon()),
                      excerpt(std::filesystem::path(spec.instance_name).stem().string()));
 }
 

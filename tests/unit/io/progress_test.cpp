@@ -148,7 +148,8 @@ TEST(CellWork, NamesEachCellShortlyAndCountsTheReplicationsOfTheRun) {
   const std::vector<sim::ReplicationRange> ranges{{0, 10}, {5, 10}, {0, 1}, {0, 1}, {0, 1}};
   const auto work = cell_work(cells, ranges);
   ASSERT_EQ(work.size(), 5u);
-  EXPECT_EQ(work[0].name, "local-ucb alpha 0.5 C 10 T 1e6 movielens_10x40");
+  // local-ucb never pays for communication: no C
+  EXPECT_EQ(work[0].name, "local-ucb alpha 0.5 T 1e6 movielens_10x40");
   EXPECT_EQ(work[1].name, "pf-ucb alpha 0 C 0.25 T 2.5e6 inline");
   EXPECT_EQ(work[2].name, "pf-ucb alpha 1 C 1 T 2e3 a");
   EXPECT_EQ(work[3].name, "pf-ucb alpha 1 C 1 T 999 a");
