@@ -29,9 +29,9 @@ import tomllib
 
 TOOLS = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(TOOLS)
-sys.path.insert(0, TOOLS)
+sys.path.insert(0, os.path.join(ROOT, "python"))
 
-import pfmab_plot  # noqa: E402  (next to this file)
+from pfmab import plot as pfmab_plot  # noqa: E402  (python/pfmab/plot.py)
 
 # Each experiment and what is drawn from its output: (file name, kind, options);
 # every kind but "counts" (a Markdown table) is a figure.

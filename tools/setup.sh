@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Installs what pfmab needs from Debian 12's archive (only what is missing;
-# apt-get runs as root or through sudo), then builds build/pfmab.
+# apt-get runs as root or through sudo), then builds build/pfmab and the
+# Python package's engine module, and puts the package on Debian's
+# python3's path for this user (docs/python.md).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -10,6 +12,7 @@ packages=(
   libtomlplusplus-dev libhdf5-dev hdf5-tools
   libopenmpi-dev openmpi-bin
   libgtest-dev libbenchmark-dev python3-h5py python3-numpy python3-matplotlib
+  pybind11-dev python3-dev python3-pandas python3-xarray python3-tqdm python3-pytest
   clang-15 libfuzzer-15-dev llvm-15  # the fuzz targets, symbolized reports (tools/fuzz.sh)
 )
 missing=()
@@ -26,3 +29,9 @@ fi
 
 cmake --preset release >/dev/null
 cmake --build --preset release
+
+# `import pfmab` in /usr/bin/python3: python/ (the package) and build/python
+# (its engine module) on the path of this user's site packages.
+site=$(/usr/bin/python3 -m site --user-site)
+mkdir -p "$site"
+printf '%s\n' "$PWD/python" "$PWD/build/python" >"$site/pfmab.pth"

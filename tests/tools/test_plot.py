@@ -1,4 +1,4 @@
-"""tools/pfmab_plot.py on small outputs of the real pfmab: which keys vary,
+"""pfmab.plot (tools/pfmab_plot.py) on small outputs of the real pfmab: which keys vary,
 how they are laid out (colour, line style, panels), what the labels say,
 that Theorem 1's bound never sets the y-limits, several files at once, the
 communication lines against T, the table's columns, and bad input refused
@@ -17,9 +17,9 @@ import tempfile
 import unittest
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-sys.path.insert(0, os.path.join(ROOT, "tools"))
+sys.path.insert(0, os.path.join(ROOT, "python"))
 
-import pfmab_plot  # noqa: E402
+from pfmab import plot as pfmab_plot  # noqa: E402
 from matplotlib.backends.backend_agg import FigureCanvasAgg  # noqa: E402
 
 PFMAB = os.environ.get("PFMAB_BINARY", os.path.join(ROOT, "build", "pfmab"))

@@ -370,13 +370,38 @@ FlagValues flag_values(std::string_view key, std::string_view text) {
   return parse_flag(*parameter, flags.substr(0, flags.find(',')), text);
 }
 
+namespace {
+
+// An experiment from `read` (an empty one if `from_file` is false: flags
+// alone) as `source` names it, with `overrides` laid over it.
+Experiment load(const ExperimentFile& read, bool from_file, std::string source,
+                const std::vector<FlagValues>& overrides);
+
+}  // namespace
+
 Experiment load_experiment(const std::optional<std::filesystem::path>& file,
                            const std::vector<FlagValues>& overrides) {
+  if (!file) return load(ExperimentFile(), false, "command line", overrides);
+  auto experiment = load(ExperimentFile(*file), true, file->string(), overrides);
+  experiment.files.insert(experiment.files.begin(), *file);
+  return experiment;
+}
+
+Experiment load_experiment_text(std::string text, const std::string& name,
+                                const std::filesystem::path& directory,
+                                const std::vector<FlagValues>& overrides) {
+  const auto shown = excerpt(name, path_excerpt_chars);
+  return load(ExperimentFile(std::move(text), shown, std::filesystem::absolute(directory)), true,
+              name, overrides);
+}
+
+namespace {
+
+Experiment load(const ExperimentFile& read, bool from_file, std::string source,
+                const std::vector<FlagValues>& overrides) {
   Experiment experiment;
-  experiment.source = file ? file->string() : "command line";
+  experiment.source = std::move(source);
   const auto shown_source = excerpt(experiment.source, path_excerpt_chars);
-  const auto read = file ? ExperimentFile(*file) : ExperimentFile();
-  if (file) experiment.files.push_back(*file);
   experiment.text = read.text();
   if (!overrides.empty()) {
     experiment.text += "\n# command-line overrides\n" + render(overrides) + "\n";
@@ -390,7 +415,7 @@ Experiment load_experiment(const std::optional<std::filesystem::path>& file,
     return nullptr;
   };
   if (!flag_of("instance.means") && !read.node("instance.means")) {
-    if (!file) {
+    if (!from_file) {
       throw UserError(
           "no instance given (use --means FILE.csv, --means-inline 'ROWS' or an experiment file)");
     }
@@ -482,4 +507,5 @@ Experiment load_experiment(const std::optional<std::filesystem::path>& file,
   return experiment;
 }
 
+}  // namespace
 }  // namespace pfmab::io

@@ -296,12 +296,20 @@ std::string syntax_error(const std::string& shown_file, const std::string& text,
 }  // namespace
 
 ExperimentFile::ExperimentFile(const std::filesystem::path& path)
-    : shown_(excerpt(path.string(), path_excerpt_chars)),
-      directory_(std::filesystem::absolute(path).parent_path()) {
-  text_ = read_text_file(path, "experiment file", max_experiment_bytes);
+    : ExperimentFile(read_text_file(path, "experiment file", max_experiment_bytes),
+                     excerpt(path.string(), path_excerpt_chars),
+                     std::filesystem::absolute(path).parent_path()) {}
+
+ExperimentFile::ExperimentFile(std::string text, std::string shown,
+                               std::filesystem::path directory)
+    : shown_(std::move(shown)), directory_(std::move(directory)), text_(std::move(text)) {
+  if (text_.size() > max_experiment_bytes) {
+    throw UserError(fmt::format("{} is larger than {} MiB, the limit for an experiment", shown_,
+                                max_experiment_bytes >> 20));
+  }
   check_toml_limits(text_, shown_);
   try {
-    table_ = toml::parse(text_, path.string());
+    table_ = toml::parse(text_, shown_);
   } catch (const toml::parse_error& e) {
     throw UserError(syntax_error(shown_, text_, e));
   }

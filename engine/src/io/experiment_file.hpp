@@ -21,6 +21,9 @@ class ExperimentFile {
   // Throws UserError for a file that cannot be read, breaks a limit, is not
   // TOML or holds a key no parameter has.
   explicit ExperimentFile(const std::filesystem::path& path);
+  // The same for an experiment's text, named `shown` in messages, its CSV
+  // paths relative to `directory`.
+  ExperimentFile(std::string text, std::string shown, std::filesystem::path directory);
 
   const std::string& text() const { return text_; }
 

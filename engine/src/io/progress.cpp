@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <map>
+#include <stdexcept>
 #include <utility>
 
 #include <fmt/format.h>
@@ -130,18 +131,24 @@ ProgressTracker::Estimate ProgressTracker::at(double seconds) const {
 }
 
 ProgressDisplay::ProgressDisplay(std::vector<CellWork> cells, std::uint64_t in_flight,
-                                 ProgressStyle style, std::chrono::milliseconds period)
+                                 ProgressStyle style, std::chrono::milliseconds period,
+                                 ProgressCallback report)
     : tracker_(std::move(cells), in_flight),
       style_(style),
+      report_(std::move(report)),
       start_(std::chrono::steady_clock::now()) {
   if (style == ProgressStyle::none) return;
+  if (style == ProgressStyle::reported && !report_) {
+    throw std::logic_error("ProgressDisplay: the reported style needs a callback");
+  }
   if (period.count() == 0) {
-    period = style == ProgressStyle::redrawn ? std::chrono::milliseconds(250)
-                                             : std::chrono::milliseconds(60'000);
+    period = style == ProgressStyle::logged ? std::chrono::milliseconds(60'000)
+                                            : std::chrono::milliseconds(250);
   }
   thread_ = std::thread([this, period] {
     std::unique_lock lock(mutex_);
     while (!wake_.wait_for(lock, period, [this] { return stop_; })) draw();
+    if (style_ == ProgressStyle::reported) draw();  // where it ended
     if (style_ == ProgressStyle::redrawn) {
       fmt::print(stderr, "\r\033[K");
       std::fflush(stderr);
@@ -174,28 +181,44 @@ std::string duration_text(double seconds) {
   return fmt::format("{}h{:02}m", s / 3600, s / 60 % 60);
 }
 
+ProgressReport ProgressDisplay::now() const {
+  ProgressReport report;
+  report.elapsed = seconds();
+  const auto estimate = tracker_.at(report.elapsed);
+  report.done = estimate.done;
+  report.total = estimate.total;
+  report.remaining = estimate.remaining;
+  report.cell = estimate.cell;
+  report.cells = tracker_.cells().size();
+  if (report.cells > 0) report.cell_name = tracker_.cells()[estimate.cell].name;
+  return report;
+}
+
 void ProgressDisplay::draw() const {
-  const double elapsed = seconds();
-  const auto estimate = tracker_.at(elapsed);
+  const auto report = now();
+  if (style_ == ProgressStyle::reported) {
+    report_(report);
+    return;
+  }
   // The share of the run's estimated time behind it, not of its
   // replications: a sweep's last cells may cost a thousand times its first.
-  const double share = estimate.remaining && elapsed + *estimate.remaining > 0.0
-                           ? elapsed / (elapsed + *estimate.remaining)
+  const double elapsed = report.elapsed;
+  const double share = report.remaining && elapsed + *report.remaining > 0.0
+                           ? elapsed / (elapsed + *report.remaining)
                            : 0.0;
-  const std::string eta =
-      estimate.remaining ? "ETA " + duration_text(*estimate.remaining) : "ETA -";
-  const auto& cells = tracker_.cells();
-  const std::string cell = cells.empty() ? ""
-                                         : fmt::format("cell {}/{}: {}", estimate.cell + 1,
-                                                       cells.size(), cells[estimate.cell].name);
+  const std::string eta = report.remaining ? "ETA " + duration_text(*report.remaining) : "ETA -";
+  const std::string cell =
+      report.cells == 0
+          ? ""
+          : fmt::format("cell {}/{}: {}", report.cell + 1, report.cells, report.cell_name);
   if (style_ == ProgressStyle::logged) {
-    fmt::print(stderr, "pfmab: {}/{} replications  {:.1f}% done  {}  {}\n", estimate.done,
-               estimate.total, 100.0 * share, eta, cell);
+    fmt::print(stderr, "pfmab: {}/{} replications  {:.1f}% done  {}  {}\n", report.done,
+               report.total, 100.0 * share, eta, cell);
   } else {
     constexpr int width = 20;
     const int filled = static_cast<int>(std::lround(width * share));
     std::string line = fmt::format("[{:=<{}}{:<{}}] {}/{}  {}  {}", "", filled, "", width - filled,
-                                   estimate.done, estimate.total, eta, cell);
+                                   report.done, report.total, eta, cell);
     // A line longer than the terminal would wrap, and \r redraw only its
     // end; it is cut between characters (a means file's name may be UTF-8).
     auto cut = std::min(line.size(), terminal_width() - 1);

@@ -56,7 +56,8 @@ void lead(const io::Experiment& experiment, const Options& options, World& world
     // In flight: in every rank's pipeline (not the blocks a rank holds but has not begun).
     const auto in_flight =
         static_cast<std::uint64_t>(world.size()) * sim::max_in_flight(run.threads);
-    io::ProgressDisplay progress(io::cell_work(cells, run.ranges), in_flight, options.progress);
+    io::ProgressDisplay progress(io::cell_work(cells, run.ranges), in_flight, options.progress,
+                                 {}, options.on_progress);
     std::optional<io::WriterThread> writing;
     if (writer) writing.emplace(*writer);
     const sim::ResultSink sink = [&](std::size_t c, std::uint64_t, sim::ReplicationResult&& r) {

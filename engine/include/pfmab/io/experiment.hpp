@@ -65,5 +65,11 @@ FlagValues flag_values(std::string_view key, std::string_view text);
 // column and key (or the flag) of the first problem found.
 Experiment load_experiment(const std::optional<std::filesystem::path>& file,
                            const std::vector<FlagValues>& overrides = {});
+// The same for an experiment file's text (a program's, e.g. the Python
+// package's), named `name` in messages and as its source, its CSV paths
+// relative to `directory`.
+Experiment load_experiment_text(std::string text, const std::string& name,
+                                const std::filesystem::path& directory,
+                                const std::vector<FlagValues>& overrides = {});
 
 }  // namespace pfmab::io

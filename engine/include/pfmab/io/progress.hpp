@@ -3,6 +3,7 @@
 #include <chrono>
 #include <condition_variable>
 #include <cstdint>
+#include <functional>
 #include <mutex>
 #include <optional>
 #include <span>
@@ -15,12 +16,25 @@
 
 namespace pfmab::io {
 
-// How a run shows its progress on stderr.
+// How a run shows its progress.
 enum class ProgressStyle {
   none,
-  redrawn,  // one line redrawn in place four times a second: a terminal
-  logged,   // a line of its own once a minute: a batch job's log file
+  redrawn,   // one line on stderr redrawn in place four times a second: a terminal
+  logged,    // a line of its own on stderr once a minute: a batch job's log file
+  reported,  // handed to a program's callback four times a second (the Python package)
 };
+
+// What a progress line says, for a program that shows it its own way.
+struct ProgressReport {
+  std::uint64_t done = 0;           // replications handed on
+  std::uint64_t total = 0;          // that the run makes
+  double elapsed = 0.0;             // seconds
+  std::optional<double> remaining;  // seconds, estimated; none before a replication is done
+  std::size_t cell = 0;             // the cell being handed on, from 0
+  std::size_t cells = 0;
+  std::string cell_name;  // as the line shows it (CellWork::name)
+};
+using ProgressCallback = std::function<void(const ProgressReport&)>;
 
 // The style for this process's stderr: redrawn on a terminal, logged
 // otherwise, none when `quiet`.
@@ -113,14 +127,15 @@ class ProgressTracker {
 };
 
 // Progress (done/total replications, share of the estimated time, ETA, the
-// cell being handed on) drawn on stderr by its own thread while a run goes
-// on, every `period` (by default the style's: 250 ms redrawn, 60 s logged).
-// A run shorter than one period logs nothing.
+// cell being handed on) drawn on stderr, or reported to `report`, by its own
+// thread while a run goes on, every `period` (by default the style's: 250 ms
+// redrawn or reported, 60 s logged). A run shorter than one period logs
+// nothing; a reported one is reported once more as it ends.
 class ProgressDisplay {
  public:
-  // `in_flight` as ProgressTracker takes it.
+  // `in_flight` as ProgressTracker takes it; `report` for the reported style.
   ProgressDisplay(std::vector<CellWork> cells, std::uint64_t in_flight, ProgressStyle style,
-                  std::chrono::milliseconds period = {});
+                  std::chrono::milliseconds period = {}, ProgressCallback report = {});
   ~ProgressDisplay();  // stops (and clears a redrawn line)
 
   ProgressDisplay(const ProgressDisplay&) = delete;
@@ -131,10 +146,12 @@ class ProgressDisplay {
 
  private:
   double seconds() const;
+  ProgressReport now() const;
   void draw() const;
 
   ProgressTracker tracker_;
   ProgressStyle style_;
+  ProgressCallback report_;
   std::chrono::steady_clock::time_point start_;
   std::mutex mutex_;
   std::condition_variable wake_;

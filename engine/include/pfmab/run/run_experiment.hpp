@@ -32,6 +32,9 @@ struct Options {
   // How the leader shows its progress on stderr: also whether it says, on
   // continuing an output, how many replications are already there.
   io::ProgressStyle progress = io::ProgressStyle::none;
+  // Where the reported style's progress goes (called from a thread of the
+  // run's own, never concurrently).
+  io::ProgressCallback on_progress;
   // Once true (read by the leader), no new replication starts; those
   // running are discarded, those finished are kept (written to the output).
   // The run sets it itself when a write fails, so that the replications in

@@ -1,0 +1,12 @@
+"""pfmab's errors: each message is the command line's one line (what is
+wrong and where: file, line, key), without its "pfmab: error: "."""
+
+
+class ExperimentError(ValueError):
+    """An experiment pfmab refuses: a bad file, text, dict or keyword, or an
+    output it may not write. Nothing was run and no file was written."""
+
+
+class OutputError(ValueError):
+    """A file that is not a readable pfmab output (missing, foreign, damaged,
+    or of another format)."""

@@ -1,0 +1,116 @@
+"""pfmab.run: an experiment run by the engine, as `pfmab run` runs it."""
+
+import json
+import os
+import sys
+import tempfile
+
+from ._engine import engine
+from .experiment import load
+from .results import Results
+
+
+def _duration(seconds):
+    """As the command line's progress line: "19s", "12m05s", "3h02m"."""
+    s = round(seconds)
+    if s < 100:
+        return f"{s}s"
+    if s < 6000:
+        return f"{s // 60}m{s % 60:02d}s"
+    return f"{s // 3600}h{s // 60 % 60:02d}m"
+
+
+class _Bar:
+    """A tqdm bar fed with the engine's progress reports: replications done
+    of the run's, the engine's cost-weighted ETA (tqdm's own, from the rate
+    of replications, is wrong for sweeps whose cells differ in cost) and
+    the cell being handed on."""
+
+    def __init__(self, tqdm):
+        self._tqdm = tqdm
+        self._bar = None
+
+    def __call__(self, report):
+        if self._bar is None:
+            self._bar = self._tqdm(total=report["total"], unit="rep", dynamic_ncols=True,
+                                   bar_format="{l_bar}{bar}| {n_fmt}/{total_fmt} {postfix}")
+        self._bar.n = report["done"]
+        eta = "-" if report["remaining"] is None else _duration(report["remaining"])
+        cell = (f"  cell {report['cell'] + 1}/{report['cells']}: {report['cell_name']}"
+                if report["cells"] else "")
+        self._bar.set_postfix_str(f"ETA {eta}{cell}", refresh=False)
+        self._bar.refresh()
+
+    def close(self):
+        if self._bar is not None:
+            self._bar.close()
+
+
+def _progress(progress):
+    """(stderr_progress, callback, bar) for run's `progress`: None shows
+    progress where someone watches (a terminal, a notebook), as a tqdm bar
+    if tqdm is there, else the engine's line on stderr; a callable gets the
+    engine's reports (dicts)."""
+    if callable(progress):
+        return False, progress, None
+    if progress is None:
+        progress = "ipykernel" in sys.modules or sys.stderr.isatty()
+    if not progress:
+        return False, None, None
+    try:
+        from tqdm.auto import tqdm
+    except ImportError:
+        return True, None, None
+    bar = _Bar(tqdm)
+    return False, bar, bar
+
+
+def _threads():
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:
+        return os.cpu_count() or 1
+
+
+def run(experiment=None, *, output=None, threads=None, shard=None, overwrite=False,
+        progress=None, **overrides):
+    """Runs `experiment` (a path, a TOML text or a dict with the experiment
+    file's keys; lists sweep) with keyword overrides laid over it as the
+    command line's flags (alpha=[0, 0.5], horizon=1e6, comm_cost=[0, 1],
+    algorithm="local-ucb", means="m.csv" or a matrix), and returns its
+    Results.
+
+    output:    the HDF5 output; an existing one of the same experiment is
+               continued (overwrite=True replaces one of another). None: a
+               temporary file, removed with the Results.
+    threads:   worker threads (default: the cores this process may use).
+    shard:     "I/N", run share I of N of every cell's replications.
+    progress:  None (a bar where someone watches), True, False, or a
+               callable given the engine's progress reports.
+
+    Ctrl-C (KeyboardInterrupt) stops the run as it stops `pfmab run`: every
+    finished replication is kept in the output, and the same call continues
+    it. The engine runs without the GIL. Raises ExperimentError for an
+    experiment or an output the command line would refuse (nothing run,
+    no file written)."""
+    loaded = load(experiment, overrides)
+    temporary = None
+    if output is None:
+        temporary = tempfile.mkdtemp(prefix="pfmab-")
+        output = os.path.join(temporary, "results.h5")
+    stderr_progress, callback, bar = _progress(progress)
+    try:
+        report = engine().run(loaded, os.fspath(output), threads or _threads(), shard or "",
+                              overwrite, stderr_progress, callback)
+    except BaseException as e:
+        if not temporary:
+            raise
+        import shutil
+        shutil.rmtree(temporary, ignore_errors=True)
+        if isinstance(e, KeyboardInterrupt):
+            raise KeyboardInterrupt("interrupted: nothing kept (no output= given)") from None
+        raise
+    finally:
+        if bar is not None:
+            bar.close()
+    return Results(output, json.loads(report), temporary)

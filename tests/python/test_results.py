@@ -1,0 +1,155 @@
+"""pfmab.open and Results against the command line's and h5py's reads of
+the same output."""
+
+import json
+import math
+import subprocess
+import time
+
+import h5py
+import numpy as np
+import pandas as pd
+import pytest
+import xarray as xr
+
+import pfmab
+from conftest import PFMAB, cli_json
+
+
+@pytest.fixture(scope="module")
+def output(tmp_path_factory):
+    """An output of 6 cells (two algorithms x three alphas) of 40 replications."""
+    folder = tmp_path_factory.mktemp("results")
+    from conftest import SMALL
+    pfmab.run(SMALL, output=folder / "out.h5", progress=False)
+    return folder / "out.h5"
+
+
+def test_the_summary_is_summary_json_field_by_field(output):
+    expected = cli_json("summary", output)
+    results = pfmab.open(output)
+    assert results.digest == expected["digest"]
+    summary = results.summary
+    assert summary.attrs["varied"] == expected["varied"]
+    assert len(summary) == len(expected["cells"])
+    compared = 0
+    for c, cell in enumerate(expected["cells"]):
+        row = summary.loc[c]
+
+        def same(column, value):
+            got = row[column]
+            if value is None:
+                assert pd.isna(got), (c, column, got)
+            elif isinstance(value, float):
+                assert got == value or (math.isnan(value) and math.isnan(got)), (c, column)
+            else:
+                assert got == value, (c, column, got, value)
+
+        for key, value in cell["keys"].items():
+            same(key, value)
+            compared += 1
+        for name, value in cell.items():
+            if name == "keys" or (name in cell["keys"] and name != "schedule"):
+                continue
+            column = "schedule_formula" if name == "schedule" else name
+            if isinstance(value, dict):
+                for sub, v in value.items():
+                    if sub == "ci95":
+                        same(f"{column}_ci95_low", v[0])
+                        same(f"{column}_ci95_high", v[1])
+                    else:
+                        same(f"{column}_{sub}", v)
+                    compared += 1
+            else:
+                same(column, value)
+                compared += 1
+    assert compared > 6 * 30
+
+
+def test_series_are_what_h5py_reads(output):
+    results = pfmab.open(output)
+    regret = results.series("regret")
+    assert isinstance(regret, xr.DataArray)
+    assert regret.dims == ("cell", "replication", "checkpoint")
+    with h5py.File(output, "r", swmr=True) as f:  # as the engine opens it
+        for c in range(6):
+            group = f[f"cells/{c:04d}"]
+            done = int(group["replications_done"][0])
+            for name in ["regret", "comm_count", "fixed_arm", "phases"]:
+                stored = group[f"replications/{name}"][:done]
+                mine = results.series(name).isel(cell=c).values[:done]
+                np.testing.assert_array_equal(mine[..., :stored.shape[-1]] if stored.ndim > 1
+                                              else mine, stored, err_msg=f"{name} of cell {c}")
+            np.testing.assert_array_equal(regret.slot.values, group["checkpoints"][:])
+    # the cells' keys are coordinates
+    assert list(regret.alpha.values) == [0.0, 0.5, 1.0, 0.0, 0.5, 1.0]
+    assert list(regret.algorithm.values[:1]) == ["pf-ucb"]
+
+
+def test_cells_of_different_grids_are_padded_and_say_their_slots(tmp_path):
+    out = tmp_path / "two.h5"
+    r = pfmab.run(means=[[0.9, 0.1], [0.2, 0.8]], horizon=[100, 100000], replications=[3],
+                  alpha=0.5, output=out, progress=False)
+    regret = r.series("regret")
+    lengths = [int(np.isfinite(regret.slot.values[c]).sum()) for c in range(2)]
+    assert lengths[0] < lengths[1] == regret.sizes["checkpoint"]
+    assert np.isnan(regret.values[0, :, lengths[0]:]).all()
+    assert regret.slot.values[1, -1] == 100000
+
+
+def test_finals_are_the_series_at_t(output):
+    results = pfmab.open(output)
+    finals = results.finals()
+    regret = results.series("regret")
+    assert len(finals) == 6 * 40
+    assert list(finals.columns[:2]) == ["cell", "replication"]
+    for c in range(6):
+        rows = finals[finals.cell == c]
+        np.testing.assert_array_equal(rows.regret.values, regret.isel(cell=c).values[:, -1])
+        assert list(rows.replication) == list(range(40))
+    fixed = results.series("fixed_optimal").values.astype(bool)
+    np.testing.assert_array_equal(finals.identified.values, fixed.all(axis=2).reshape(-1))
+
+
+def test_the_experiment_and_cells_are_the_stored_ones(output):
+    results = pfmab.open(output)
+    with h5py.File(output, "r", swmr=True) as f:  # as the engine opens it
+        assert results.experiment == f.attrs["experiment"].decode()
+    cells = results.cells
+    assert list(cells.replications_done) == [40] * 6
+    assert results.seed == 16
+    assert "6 cells, 240 of 240 replications" in repr(results)
+
+
+def test_an_output_is_read_while_a_run_writes_it(tmp_path, small_toml):
+    out = tmp_path / "live.h5"
+    run = subprocess.Popen([PFMAB, "run", str(small_toml), "-o", str(out), "-q", "-R", "20000",
+                            "-T", "1e6", "--algorithm", "pf-ucb", "--threads", "1"])
+    try:
+        seen = []
+        deadline = time.monotonic() + 60
+        while run.poll() is None and time.monotonic() < deadline:
+            try:
+                seen.append(int(pfmab.open(out).cells.replications_done.sum()))
+            except pfmab.OutputError:
+                pass  # not created yet
+            time.sleep(0.05)
+        assert run.wait(60) == 0
+    finally:
+        run.kill()
+    partial = [n for n in seen if 0 < n < 3 * 20000]
+    assert partial, f"never saw the run part way: {seen[:5]}...{seen[-5:]}"
+    assert seen == sorted(seen)
+    assert pfmab.open(out).digest == cli_json("summary", out)["digest"]
+
+
+def test_figures_are_the_plot_tools(output):
+    figure = pfmab.open(output).plot.regret(logx=True)
+    assert figure.axes and figure.axes[0].get_xscale() == "log"
+    with pytest.raises(TypeError, match="no figure option"):
+        pfmab.open(output).plot.regret(colour="alpha")
+
+
+def test_an_unknown_series_is_named(output):
+    with pytest.raises(KeyError, match="no series 'regrets'"):
+        pfmab.open(output).series("regrets")
