@@ -2,6 +2,7 @@
 
 // main() of a benchmark program that has flags of its own (`--name=value`),
 // which Google Benchmark would refuse as unknown.
+#include <cstdlib>
 #include <functional>
 #include <initializer_list>
 #include <iostream>
@@ -46,6 +47,14 @@ inline int run_benchmarks(int argc, char** argv, std::string_view program,
   benchmark::RunSpecifiedBenchmarks();
   benchmark::Shutdown();
   return failed ? 1 : 0;
+}
+
+// `--scale=F`, a positive factor on a program's workloads, into `scale`.
+inline OwnFlag scale_flag(double& scale) {
+  return {"--scale=", [&scale](std::string_view value) -> std::string {
+            scale = std::strtod(std::string(value).c_str(), nullptr);
+            return scale > 0 ? "" : "--scale must be a positive number";
+          }};
 }
 
 }  // namespace pfmab::bench

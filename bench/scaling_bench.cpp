@@ -221,10 +221,6 @@ void register_all() {
 
 int main(int argc, char** argv) {
   return pfmab::bench::run_benchmarks(argc, argv, "pfmab_scaling_bench",
-                                      {{"--scale=",
-                                        [](std::string_view value) -> std::string {
-                                          scale = std::strtod(std::string(value).c_str(), nullptr);
-                                          return scale > 0 ? "" : "--scale must be a positive number";
-                                        }}},
-                                      register_all, check_failed);
+                                      {pfmab::bench::scale_flag(scale)}, register_all,
+                                      check_failed);
 }

@@ -152,9 +152,10 @@ class Results:
         global_reward, mixed_reward, comm_count by checkpoint; fixed_arm,
         fixed_optimal by client; phases, exploration_pulls, fixation_slot)
         as an xarray DataArray of dims (cell, replication[, checkpoint or
-        client]), with the cells' keys and slots as coordinates; a numpy
-        array without xarray. Cells of fewer replications or checkpoints
-        than others are padded with NaN."""
+        client]), with the cells' keys and slots as coordinates (where every
+        cell has one grid, the checkpoints are labelled by their slots); a
+        numpy array without xarray. Cells of fewer replications or
+        checkpoints than others are padded with NaN."""
         widths = {column: width for column, width, _ in engine().columns()}
         if name not in widths:
             raise KeyError(f"no series '{name}' (there are {', '.join(widths)})")
@@ -194,7 +195,10 @@ class Results:
         if width == "checkpoints":
             grids = [c["checkpoints"] for c in cells]
             if all(g == grids[0] for g in grids):
-                coords["slot"] = ("checkpoint", np.array(grids[0] if grids else [], np.uint64))
+                # one grid: a checkpoint is named by its slot, regret.sel(checkpoint=10**6)
+                slots = np.array(grids[0] if grids else [], np.uint64)
+                coords["checkpoint"] = slots
+                coords["slot"] = ("checkpoint", slots)
             else:
                 slots = np.full((len(cells), shape[-1]), np.nan)
                 for c, grid in enumerate(grids):

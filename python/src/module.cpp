@@ -193,9 +193,9 @@ std::string run_experiment(const io::Experiment& experiment, const std::filesyst
   const auto& stopped = state.outcome.stopped;
   if (raised && !(stopped && raised->matches(PyExc_KeyboardInterrupt))) throw *raised;
   if (stopped) {
-    const auto said = fmt::format(
-        "interrupted: {} of {} replications are in '{}'; run the same call to continue",
-        stopped->kept, stopped->asked, output.string());
+    const auto said =
+        fmt::format("interrupted: {} of {} replications are in '{}'; run the same call to continue",
+                    stopped->kept, stopped->asked, output.string());
     PyErr_SetString(PyExc_KeyboardInterrupt, said.c_str());
     throw py::error_already_set();
   }
@@ -206,8 +206,8 @@ std::string run_experiment(const io::Experiment& experiment, const std::filesyst
 // A stored cell's keys, as a report's "keys" give them (null: no effect).
 nlohmann::json keys_json(const io::StoredCell& cell) {
   nlohmann::json keys = nlohmann::json::object();
-  for (const auto& key : io::cell_keys(io::CellValues::from_json(cell.parameters, cell.instance),
-                                       cell.mode)) {
+  for (const auto& key :
+       io::cell_keys(io::CellValues::from_json(cell.parameters, cell.instance), cell.mode)) {
     keys[key.name] = key.value;
   }
   return keys;
@@ -330,9 +330,11 @@ PYBIND11_MODULE(_pfmab, m) {
                                }
                                return out;
                              })
-      .def_property_readonly("canonical", [](const io::Experiment& e) { return e.canonical.dump(); })
-      .def_property_readonly("bounds_json",
-                             [](const io::Experiment& e) { return io::bounds_json(describe(e)).dump(); });
+      .def_property_readonly("canonical",
+                             [](const io::Experiment& e) { return e.canonical.dump(); })
+      .def_property_readonly("bounds_json", [](const io::Experiment& e) {
+        return io::bounds_json(describe(e)).dump();
+      });
 
   m.def("load_file", &load_file, py::arg("path"), py::arg("overrides"));
   m.def("load_text", &load_text, py::arg("text"), py::arg("name"), py::arg("directory"),
