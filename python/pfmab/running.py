@@ -32,13 +32,16 @@ class _Bar:
 
     def __call__(self, report):
         if self._bar is None:
+            # the bar's share is of the replications; the text after it, the
+            # engine's ETA and cell, as the command line's line has them
             self._bar = self._tqdm(total=report["total"], unit="rep", dynamic_ncols=True,
-                                   bar_format="{l_bar}{bar}| {n_fmt}/{total_fmt} {postfix}")
+                                   bar_format="{percentage:3.0f}%|{bar:20}| {n_fmt}/{total_fmt}"
+                                              "  {desc}")
         self._bar.n = report["done"]
         eta = "-" if report["remaining"] is None else _duration(report["remaining"])
         cell = (f"  cell {report['cell'] + 1}/{report['cells']}: {report['cell_name']}"
                 if report["cells"] else "")
-        self._bar.set_postfix_str(f"ETA {eta}{cell}", refresh=False)
+        self._bar.set_description_str(f"ETA {eta}{cell}", refresh=False)
         self._bar.refresh()
 
     def close(self):

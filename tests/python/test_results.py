@@ -1,7 +1,6 @@
 """pfmab.open and Results against the command line's and h5py's reads of
 the same output."""
 
-import json
 import math
 import subprocess
 import time
