@@ -1,0 +1,40 @@
+#pragma once
+
+#include <cstddef>
+#include <vector>
+
+#include "pfmab/model/mixed_model.hpp"
+
+// The tight asymptotic lower bound of PF-MAB, C* (docs/allocation.md): the
+// least regret per log T of a uniformly good algorithm, as the optimum of a
+// convex program over how often each client explores each arm. Gaussian
+// rewards.
+namespace pfmab::theory {
+
+// Which alternatives the program rules out: the coupled program moves arm k
+// and client m's best arm together (the tight bound); the separable one
+// moves arm k only, a smaller program that splits arm by arm (still a lower
+// bound, never above the coupled one).
+enum class Coupling { coupled, separable };
+
+struct OptimalAllocation {
+  // C*: lim inf R(T) / log T >= constant. +inf where a client's best arm is
+  // tied (no algorithm tells tied arms apart), 0 with noiseless rewards.
+  double constant = 0.0;
+  // x_{k,n} = lim E[N_{k,n}(T)] / log T, row-major client by arm, at the
+  // optimum; +inf at each client's mixed-optimal arm (pulled about T times).
+  std::vector<double> pulls;
+  // The optimum is certified to within this share of `constant`: the
+  // program's dual at the solver's multipliers is at least
+  // constant * (1 - gap).
+  double gap = 0.0;
+  unsigned newton_steps = 0;
+};
+
+// Solves the program for the mixed model `mixed` with Gaussian rewards of
+// standard deviation `sigma` (a primal barrier method whose Newton systems
+// are diagonal plus rank 2K, so that a step costs O(MK + K^3)).
+OptimalAllocation optimal_allocation(const model::MixedModel& mixed, double sigma,
+                                     Coupling coupling = Coupling::coupled);
+
+}  // namespace pfmab::theory
