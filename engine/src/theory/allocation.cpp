@@ -13,8 +13,9 @@
 // the U_{k*_n} term.)
 //
 // A primal barrier method: Newton steps on t f(u) - sum log s(u), s the
-// constraints' slacks, t raised 20-fold per centring until the duality gap
-// N / t is a 1e-11 share of f. Given the sums U, the barrier separates in u,
+// constraints' slacks, t raised 20-fold per centring (by smaller factors
+// once double precision runs short) until the duality gap N / t is a 1e-11
+// share of f. Given the sums U, the barrier separates in u,
 // so each Newton system reduces to a 2K x 2K dense one (Eigen) and a step
 // costs O(N + K^3).
 #include "pfmab/theory/allocation.hpp"
