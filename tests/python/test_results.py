@@ -152,3 +152,12 @@ def test_figures_are_the_plot_tools(output):
 def test_an_unknown_series_is_named(output):
     with pytest.raises(KeyError, match="no series 'regrets'"):
         pfmab.open(output).series("regrets")
+
+
+def test_without_xarray_a_series_is_a_numpy_array(output, monkeypatch):
+    import sys
+    monkeypatch.setitem(sys.modules, "xarray", None)  # `import xarray` now fails
+    regret = pfmab.open(output).series("regret")
+    assert isinstance(regret, np.ndarray) and regret.shape[:2] == (6, 40)
+    with h5py.File(output, "r", swmr=True) as f:
+        np.testing.assert_array_equal(regret[2], f["cells/0002/replications/regret"][:40])
