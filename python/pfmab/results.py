@@ -143,9 +143,9 @@ class Results:
         return frame
 
     def _rows(self, output, cell, done):
-        """Every complete row of `cell`, block by block."""
+        """Every complete row of `cell`, block by block: (its first row, the block)."""
         for first in range(0, done, _BLOCK_ROWS):
-            yield output.rows(cell, first, min(_BLOCK_ROWS, done - first))
+            yield first, output.rows(cell, first, min(_BLOCK_ROWS, done - first))
 
     def series(self, name):
         """Column `name` of every replication (regret, local_reward,
@@ -164,7 +164,7 @@ class Results:
         cells = output.cells()
         parts = []
         for c, cell in enumerate(cells):
-            blocks = [rows[name] for rows in self._rows(output, c, cell["done"])]
+            blocks = [rows[name] for _, rows in self._rows(output, c, cell["done"])]
             parts.append(np.concatenate(blocks) if blocks else None)
         inner = {"checkpoints": lambda cell: len(cell["checkpoints"]),
                  "clients": lambda cell: cell["clients"], "one": lambda cell: None}[width]
@@ -215,25 +215,22 @@ class Results:
         output = self._output()
         cells = output.cells()
         varied = self.varied
+        columns = engine().columns()
         frames = []
         for c, cell in enumerate(cells):
             keys = json.loads(cell["keys"])
-            for rows in self._rows(output, c, cell["done"]):
+            for first, rows in self._rows(output, c, cell["done"]):
                 count = len(rows["phases"])
-                frame = {"cell": np.full(count, c), "replication": None}
+                frame = {"cell": np.full(count, c), "replication": np.arange(first, first + count)}
                 frame.update({key: [keys[key]] * count for key in varied})
-                for column, width, _ in engine().columns():
+                for column, width, _ in columns:
                     if width == "checkpoints":
                         frame[column] = rows[column][:, -1]
                     elif width == "one":
                         frame[column] = rows[column]
                 frame["identified"] = rows["fixed_optimal"].all(axis=1)
                 frames.append(pd.DataFrame(frame))
-        if not frames:
-            return pd.DataFrame()
-        table = pd.concat(frames, ignore_index=True)
-        table["replication"] = table.groupby("cell").cumcount()
-        return table
+        return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
 
     @property
     def plot(self):
