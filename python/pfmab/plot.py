@@ -83,8 +83,8 @@ class InputError(Exception):
 # size (its instance says it), the bounds computed from the parameters, its
 # replications and the keys it has no use for (no_effect).
 NOT_KEYS = {"index", "clients", "arms", "theorem1_constant", "theorem1_lower_bound",
-            "corollary1_constant", "corollary1_lower_bound", "theorem2_upper_bound",
-            "theorem2_note", "replications", "no_effect"}
+            "corollary1_constant", "corollary1_lower_bound", "c_star", "c_star_log_T",
+            "c_star_note", "theorem2_upper_bound", "theorem2_note", "replications", "no_effect"}
 # The order keys are named in (titles, legends, table columns); others follow.
 KEY_ORDER = ["file", "instance", "algorithm", "preset", "lengths", "alpha", "algorithm_alpha",
              "comm_cost", "horizon", "schedule_formula", "schedule", "mode"]

@@ -1,9 +1,12 @@
 // The real program end to end: JSON shape, digests across thread counts, the
 // table.
+#include <cmath>
+
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
 #include "run_cli.hpp"
+#include "temp_dir.hpp"
 
 namespace pfmab::testing {
 namespace {
@@ -84,7 +87,7 @@ TEST(CliBounds, TableShowsEachCellsConstantsAndBounds) {
   EXPECT_TRUE(r.err.empty()) << r.err;
   EXPECT_NE(r.out.find("Th.1 const"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find(" 14.00 "), std::string::npos) << r.out;  // Theorem 1 constant
-  EXPECT_NE(r.out.find(" 96.7 "), std::string::npos) << r.out;  // 14 log 1000 = 96.709
+  EXPECT_NE(r.out.find(" 96.7 "), std::string::npos) << r.out;   // 14 log 1000 = 96.709
   EXPECT_NE(r.out.find(" 4858.5"), std::string::npos) << r.out;  // Theorem 2
 }
 
@@ -104,6 +107,66 @@ TEST(CliBounds, JsonAndTheRunReportAgree) {
   const auto cell = nlohmann::json::parse(ran.out)["cells"][0];
   EXPECT_EQ(cell["bounds"], b);
   EXPECT_EQ(cell["mode"], "aggregated");  // the default
+}
+
+// The 2x2 of tests/unit/theory/allocation_test.cpp, solved by hand there:
+// C* = 0.85 / 0.62 + 0.55 / 0.2 at alpha = 0.5 (Theorem 1 says 2.5, less).
+const std::vector<std::string> kCStar2x2{"--means-inline", "1,0;1,0.6", "--alpha", "0.5",
+                                         "--horizon",      "1000"};
+
+TEST(CliBounds, CStarBesideTheorem1InTheTablesJsonAndOutput) {
+  const double c_star = 0.85 / 0.62 + 0.55 / 0.2;
+  std::vector<std::string> args{"bounds", "--json"};
+  args.insert(args.end(), kCStar2x2.begin(), kCStar2x2.end());
+  const auto r = run_cli(args);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto b = nlohmann::json::parse(r.out)["cells"][0]["bounds"];
+  EXPECT_NEAR(b["c_star"].get<double>(), c_star, 1e-6 * c_star);
+  EXPECT_NEAR(b["c_star_log_T"].get<double>(), b["c_star"].get<double>() * std::log(1000.0), 1e-9);
+  EXPECT_LT(b["theorem1_constant"].get<double>(), b["c_star"].get<double>());
+  EXPECT_FALSE(b.contains("c_star_note"));
+
+  args.erase(args.begin() + 1);  // the table
+  const auto table = run_cli(args);
+  ASSERT_EQ(table.exit_code, 0) << table.err;
+  EXPECT_NE(table.out.find("C* log T"), std::string::npos) << table.out;
+  EXPECT_NE(table.out.find(" 4.12 "), std::string::npos) << table.out;
+  EXPECT_NE(table.out.find("no bound on the regret at a finite T"), std::string::npos) << table.out;
+
+  // The run's report, its output's attributes read back by summary, and the
+  // ratio regret / (C* log T) with its interval.
+  const TempDir dir("c-star");
+  std::vector<std::string> run{"run", "--replications",         "20", "--json",
+                               "-o",  (dir / "out.h5").string()};
+  run.insert(run.end(), kCStar2x2.begin(), kCStar2x2.end());
+  const auto ran = run_cli(run);
+  ASSERT_EQ(ran.exit_code, 0) << ran.err;
+  const auto cell = nlohmann::json::parse(ran.out)["cells"][0];
+  EXPECT_EQ(cell["bounds"], b);
+  const double scale = b["c_star_log_T"].get<double>();
+  const auto& ratio = cell["regret_over_c_star_log_T"];
+  EXPECT_DOUBLE_EQ(ratio["mean"].get<double>(), cell["regret"]["mean"].get<double>() / scale);
+  EXPECT_DOUBLE_EQ(ratio["ci95"][0].get<double>(), cell["regret"]["ci95"][0].get<double>() / scale);
+  EXPECT_DOUBLE_EQ(ratio["ci95"][1].get<double>(), cell["regret"]["ci95"][1].get<double>() / scale);
+  const auto summary = run_cli({"summary", "--json", (dir / "out.h5").string()});
+  ASSERT_EQ(summary.exit_code, 0) << summary.err;
+  EXPECT_EQ(nlohmann::json::parse(summary.out)["cells"][0]["bounds"], b);
+  const auto shown = run_cli({"summary", (dir / "out.h5").string()});
+  EXPECT_NE(shown.out.find("regret / C* log T"), std::string::npos) << shown.out;
+}
+
+TEST(CliBounds, CStarIsNotAvailableForBernoulliRewardsAndSaysWhy) {
+  std::vector<std::string> args{"bounds", "--json", "--rewards", "bernoulli"};
+  args.insert(args.end(), kCStar2x2.begin(), kCStar2x2.end());
+  const auto r = run_cli(args);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto b = nlohmann::json::parse(r.out)["cells"][0]["bounds"];
+  EXPECT_TRUE(b["c_star"].is_null());  // NaN
+  EXPECT_NE(b["c_star_note"].get<std::string>().find("Gaussian rewards only"), std::string::npos);
+  args.erase(args.begin() + 1);
+  const auto table = run_cli(args);
+  EXPECT_NE(table.out.find("C* n/a: C* is solved for Gaussian rewards only"), std::string::npos)
+      << table.out;
 }
 
 }  // namespace

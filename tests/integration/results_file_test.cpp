@@ -276,7 +276,7 @@ TEST_F(ResultsRoundTrip, EveryFieldReadBackEqualsWhatWasWritten) {
     writer.write_summaries();
   }
   const io::ResultsReader reader(path);
-  EXPECT_EQ(reader.attribute("format"), "pfmab-results-6");
+  EXPECT_EQ(reader.attribute("format"), "pfmab-results-7");
   EXPECT_EQ(reader.attribute("sweep_keys"), "alpha");
   EXPECT_EQ(reader.shard(), sim::Shard{});
   EXPECT_FALSE(reader.partial());

@@ -59,7 +59,7 @@ void export_csv(const ResultsReader& file, std::ostream& out, bool long_form) {
   } else {
     header.insert(header.end(), {"regret_mean", "regret_std", "regret_ci95_low", "regret_ci95_high",
                                  "comm_count_mean", "phases_mean", "identified", "theorem1_lower",
-                                 "corollary1_lower", "theorem2_upper"});
+                                 "corollary1_lower", "c_star", "c_star_log_T", "theorem2_upper"});
   }
   write_row(out, header);
   for (std::size_t c = 0; c < reports.size(); ++c) {
@@ -74,7 +74,8 @@ void export_csv(const ResultsReader& file, std::ostream& out, bool long_form) {
                  {number(r.regret.mean), number(r.regret.std), number(r.regret.ci95_low),
                   number(r.regret.ci95_high), number(r.comm_count_mean), number(r.phases_mean),
                   number(r.identified), number(r.bounds.theorem1_lower()),
-                  number(r.bounds.corollary1_lower()), number(r.bounds.theorem2_upper)});
+                  number(r.bounds.corollary1_lower()), number(r.bounds.c_star),
+                  number(r.bounds.c_star_log_horizon()), number(r.bounds.theorem2_upper)});
       write_row(out, row);
       continue;
     }

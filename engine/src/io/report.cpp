@@ -94,7 +94,10 @@ nlohmann::json to_json(const theory::Bounds& b) {
                             {"theorem1_lower", b.theorem1_lower()},
                             {"corollary1_constant", b.corollary1_constant},
                             {"corollary1_lower", b.corollary1_lower()},
+                            {"c_star", b.c_star},
+                            {"c_star_log_T", b.c_star_log_horizon()},
                             {"theorem2_upper", b.theorem2_upper}};
+  if (!b.c_star_note.empty()) out["c_star_note"] = b.c_star_note;
   if (!b.theorem2_note.empty()) out["theorem2_note"] = b.theorem2_note;
   return out;
 }
@@ -143,6 +146,11 @@ nlohmann::json to_json(std::uint64_t seed, const std::string& digest,
         {"phases", {{"mean", c.phases_mean}}},
         {"identified", c.identified},
         {"bounds", to_json(c.bounds)},
+        {"regret_over_c_star_log_T",
+         {{"mean", c.regret.mean / c.bounds.c_star_log_horizon()},
+          {"ci95",
+           {c.regret.ci95_low / c.bounds.c_star_log_horizon(),
+            c.regret.ci95_high / c.bounds.c_star_log_horizon()}}}},
     });
   }
   return out;
@@ -150,16 +158,38 @@ nlohmann::json to_json(std::uint64_t seed, const std::string& digest,
 
 namespace {
 
+// What a table's columns of constants are; `columns` names those it shows.
+std::string constants_legend(const char* columns) {
+  return fmt::format(
+      "{}, where for any uniformly good algorithm\n"
+      "liminf R(T) / log T >= the constant (the paper's Theorem 1 and Corollary 1; C* the tight "
+      "one,\ndocs/bounds.md). Times log T it is no bound on the regret at a finite T. upper "
+      "Th.2: Theorem 2's\nbound on PF-UCB's R(T).",
+      columns);
+}
+
 // A table's number with `digits` decimals, or "n/a" where there is none (a
 // bound that does not apply, a confidence interval of one replication): a
 // table never prints nan.
 std::string fixed(double value, int digits) {
+  if (std::isinf(value) && value > 0) return "inf";  // C* of a game with a tied best arm
   return std::isfinite(value) ? fmt::format("{:.{}f}", value, digits) : "n/a";
 }
 
-std::string interval(double low, double high) {
-  return std::isfinite(low) && std::isfinite(high) ? fmt::format("[{:.1f}, {:.1f}]", low, high)
-                                                   : "n/a";
+std::string interval(double low, double high, int digits = 1) {
+  return std::isfinite(low) && std::isfinite(high)
+             ? fmt::format("[{:.{}f}, {:.{}f}]", low, digits, high, digits)
+             : "n/a";
+}
+
+// regret / (C* log T), with its 95% interval: C* is exact, so the interval
+// is the regret's, scaled.
+std::string c_star_ratio(const CellReport& c) {
+  const double scale = c.bounds.c_star_log_horizon();
+  const double mean = c.regret.mean / scale;
+  if (!std::isfinite(mean)) return "n/a";
+  return fmt::format("{:.2f} {}", mean,
+                     interval(c.regret.ci95_low / scale, c.regret.ci95_high / scale, 2));
 }
 
 // The keys of a table's rows: those that vary as columns, the others once
@@ -284,9 +314,9 @@ void print_table(std::ostream& out, std::uint64_t seed, const std::string& diges
                  std::span<const CellReport> cells) {
   const KeyColumns keys(cells);
   keys.print_constants(out);
-  fmt::print(out, "{}{:>11} {:>12} {:>25} {:>10} {:>7} {:>10} {:>12} {:>12}\n", keys.header(),
-             "reps", "regret", "95% CI", "comm", "phases", "identified", "lower Th.1",
-             "upper Th.2");
+  fmt::print(out, "{}{:>11} {:>12} {:>25} {:>10} {:>7} {:>10} {:>11} {:>10} {:>22} {:>12}\n",
+             keys.header(), "reps", "regret", "95% CI", "comm", "phases", "identified",
+             "Th.1 log T", "C* log T", "regret / C* log T", "upper Th.2");
   for (std::size_t i = 0; i < cells.size(); ++i) {
     const auto& c = cells[i];
     // an interrupted run shows how far each cell got
@@ -297,11 +327,15 @@ void print_table(std::ostream& out, std::uint64_t seed, const std::string& diges
       fmt::print(out, "{}{:>11} {:>12}\n", keys.row(i), reps, "-");
       continue;
     }
-    fmt::print(out, "{}{:>11} {:>12.1f} {:>25} {:>10.1f} {:>7.2f} {:>9.1f}% {:>12} {:>12}\n",
-               keys.row(i), reps, c.regret.mean, interval(c.regret.ci95_low, c.regret.ci95_high),
-               c.comm_count_mean, c.phases_mean, 100.0 * c.identified,
-               fixed(c.bounds.theorem1_lower(), 1), fixed(c.bounds.theorem2_upper, 1));
+    fmt::print(
+        out, "{}{:>11} {:>12.1f} {:>25} {:>10.1f} {:>7.2f} {:>9.1f}% {:>11} {:>10} {:>22} {:>12}\n",
+        keys.row(i), reps, c.regret.mean, interval(c.regret.ci95_low, c.regret.ci95_high),
+        c.comm_count_mean, c.phases_mean, 100.0 * c.identified, fixed(c.bounds.theorem1_lower(), 1),
+        fixed(c.bounds.c_star_log_horizon(), 1), c_star_ratio(c),
+        fixed(c.bounds.theorem2_upper, 1));
   }
+  fmt::print(out, "{}\n",
+             constants_legend("Th.1 log T, C* log T: asymptotic constants times log T"));
   fmt::print(out, "seed {}  digest {}\n", seed, digest);
 }
 
@@ -323,23 +357,28 @@ nlohmann::json bounds_json(std::span<const CellReport> cells) {
 void print_bounds_table(std::ostream& out, std::span<const CellReport> cells) {
   const KeyColumns keys(cells);
   keys.print_constants(out);
-  fmt::print(out, "{}{:>16} {:>7} {:>11} {:>11} {:>11} {:>11} {:>12}\n", keys.header(), "f(p)",
-             "log T", "Th.1 const", "Th.1 lower", "Cor.1 const", "Cor.1 lower", "Th.2 upper");
+  fmt::print(out, "{}{:>16} {:>7} {:>11} {:>11} {:>11} {:>11} {:>10} {:>10} {:>12}\n",
+             keys.header(), "f(p)", "log T", "Th.1 const", "Th.1 log T", "Cor.1 const",
+             "Cor.1 log T", "C*", "C* log T", "Th.2 upper");
   std::vector<std::string> notes;
+  std::string c_star_note;
   for (std::size_t i = 0; i < cells.size(); ++i) {
     const auto& c = cells[i];
     const auto& b = c.bounds;
-    fmt::print(out, "{}{:>16} {:>7.3f} {:>11} {:>11} {:>11} {:>11} {:>12}\n", keys.row(i),
-               c.schedule, b.log_horizon, fixed(b.theorem1_constant, 2),
+    fmt::print(out, "{}{:>16} {:>7.3f} {:>11} {:>11} {:>11} {:>11} {:>10} {:>10} {:>12}\n",
+               keys.row(i), c.schedule, b.log_horizon, fixed(b.theorem1_constant, 2),
                fixed(b.theorem1_lower(), 1), fixed(b.corollary1_constant, 2),
-               fixed(b.corollary1_lower(), 1), fixed(b.theorem2_upper, 1));
+               fixed(b.corollary1_lower(), 1), fixed(b.c_star, 2), fixed(b.c_star_log_horizon(), 1),
+               fixed(b.theorem2_upper, 1));
+    if (!b.c_star_note.empty()) c_star_note = b.c_star_note;  // the same for every row
     if (!b.theorem2_note.empty())
-      notes.push_back(fmt::format("row {}: {}", i + 1, b.theorem2_note));
+      notes.push_back(fmt::format("Th.2 n/a: row {}: {}", i + 1, b.theorem2_note));
   }
-  fmt::print(out,
-             "lower bounds: liminf R(T) / log T >= constant (Theorem 1, Corollary 1: Gaussian "
-             "rewards); upper: Theorem 2 at T\n");
-  for (const auto& note : notes) fmt::print(out, "Th.2 n/a: {}\n", note);
+  fmt::print(out, "{}\n",
+             constants_legend(
+                 "Th.1, Cor.1, C*: asymptotic constants (Cor.1, C*: Gaussian rewards)"));
+  if (!c_star_note.empty()) fmt::print(out, "C* n/a: {}\n", c_star_note);
+  for (const auto& note : notes) fmt::print(out, "{}\n", note);
 }
 
 }  // namespace pfmab::io

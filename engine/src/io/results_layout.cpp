@@ -59,6 +59,9 @@ void write_bounds(hid_t group, const theory::Bounds& b) {
   h5::write_attribute(group, "theorem1_lower_bound", b.theorem1_lower());
   h5::write_attribute(group, "corollary1_constant", b.corollary1_constant);
   h5::write_attribute(group, "corollary1_lower_bound", b.corollary1_lower());
+  h5::write_attribute(group, "c_star", b.c_star);
+  h5::write_attribute(group, "c_star_log_T", b.c_star_log_horizon());
+  h5::write_attribute(group, "c_star_note", b.c_star_note);
   h5::write_attribute(group, "theorem2_upper_bound", b.theorem2_upper);
   h5::write_attribute(group, "theorem2_note", b.theorem2_note);
 }
@@ -316,6 +319,8 @@ theory::Bounds read_bounds(hid_t group, std::uint64_t horizon) {
   b.log_horizon = std::log(static_cast<double>(horizon));
   b.theorem1_constant = h5::read_double_attribute(group, "theorem1_constant");
   b.corollary1_constant = h5::read_double_attribute(group, "corollary1_constant");
+  b.c_star = h5::read_double_attribute(group, "c_star");
+  b.c_star_note = h5::read_string_attribute(group, "c_star_note");
   b.theorem2_upper = h5::read_double_attribute(group, "theorem2_upper_bound");
   b.theorem2_note = h5::read_string_attribute(group, "theorem2_note");
   return b;

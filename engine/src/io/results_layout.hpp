@@ -28,7 +28,7 @@ namespace pfmab::io {
 // stored fixed-length; 6: replications per cell (the canonical form's
 // list, each cell's attribute), sweep_keys the keys that vary, each cell's
 // no_effect, no root mode
-inline constexpr const char* kFormat = "pfmab-results-6";
+inline constexpr const char* kFormat = "pfmab-results-7";
 
 std::string group_name(std::size_t cell);  // cells/NNNN
 std::string canonical_text(const Experiment& experiment);

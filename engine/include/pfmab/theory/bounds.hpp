@@ -31,6 +31,12 @@ struct Bounds {
   // unit-variance terms; Delta'_k = min over every n with k'*_n != k). NaN for
   // Bernoulli rewards.
   double corollary1_constant = 0.0;
+  // C* (docs/allocation.md): the tight constant, liminf R(T) / log T >= C*
+  // for any uniformly good algorithm, the optimum of the coupled program.
+  // Gaussian rewards; NaN for Bernoulli rewards (c_star_note says why), +inf
+  // where a client's best arm is tied.
+  double c_star = 0.0;
+  std::string c_star_note;   // why c_star is NaN; empty otherwise
   double log_horizon = 0.0;  // log T
   // Theorem 2 (Eqn. (10)) at T for the cell's schedule f(p) and costs: an
   // upper bound on PF-UCB's R(T). NaN when it does not apply (see note).
@@ -39,6 +45,9 @@ struct Bounds {
 
   double theorem1_lower() const { return theorem1_constant * log_horizon; }
   double corollary1_lower() const { return corollary1_constant * log_horizon; }
+  // An asymptotic constant times log T: what regret / log T tends to at best,
+  // not a bound on the regret at T (docs/bounds.md).
+  double c_star_log_horizon() const { return c_star * log_horizon; }
 };
 
 // The divergence between the family's reward law at mean `mu` and at mean
