@@ -27,7 +27,8 @@ namespace pfmab::io {
 // root's shard, each cell's replication_ranges); 5: string attributes
 // stored fixed-length; 6: replications per cell (the canonical form's
 // list, each cell's attribute), sweep_keys the keys that vary, each cell's
-// no_effect, no root mode
+// no_effect, no root mode; 7: each cell's C* (c_star, c_star_log_T,
+// c_star_note)
 inline constexpr const char* kFormat = "pfmab-results-7";
 
 std::string group_name(std::size_t cell);  // cells/NNNN
