@@ -298,6 +298,7 @@ TEST(Sweep, EverySweepingFlagTakesAListAndTheOthersSaySoInOneStyle) {
       {"participation.probability", "0.5,1"},
       {"participation.clients", "1,2"},
       {"mode", "aggregated,per-pull"},
+      {"algorithm.margin", "0.1,0.2"},
   };
   for (const auto& parameter : io::parameters()) {
     if (parameter.flags.empty() || parameter.type == io::ValueType::means) continue;
@@ -318,6 +319,8 @@ TEST(Sweep, EverySweepingFlagTakesAListAndTheOthersSaySoInOneStyle) {
     if (key == "participation.aggregate") args.insert(args.end(), {"--participation", "0.5"});
     if (key == "algorithm.pulls_per_arm")
       args.insert(args.end(), {"--algorithm", "explore-then-commit"});
+    if (key == "algorithm.margin" || key == "algorithm.initial_pulls")
+      args.insert(args.end(), {"--algorithm", "pf-alloc"});
     const auto list = lists.count(key)                   ? lists.at(key)
                       : key == "participation.aggregate" ? std::string("latest,participants")
                                                          : std::string("10,20");

@@ -18,7 +18,8 @@ namespace pfmab::algorithms {
   X(pf_ucb_enhanced)        \
   X(local_ucb)              \
   X(centralized_ucb)        \
-  X(explore_then_commit)
+  X(explore_then_commit)     \
+  X(pf_alloc)
 
 namespace entries {
 #define PFMAB_DECLARE(name) extern const AlgorithmEntry name;

@@ -1,0 +1,317 @@
+// pf-alloc: phased exploration at the optimal allocation (docs/pf-alloc.md).
+// A batched form of OSSB (Combes, Magureanu and Proutiere, NeurIPS 2017) for
+// PF-MAB: every phase the server solves the program of C* (docs/allocation.md)
+// with the estimated means and asks each client for the pulls that bring its
+// counts to (1 + margin) x_hat_{k,m} log t, t the phase's end; the rest of
+// the phase the client plays its estimated best arm, and those pulls are
+// samples too. Each arm that one client explores informs every client
+// through the global mean, so a client for which an arm is optimal supplies
+// its information at no cost: the program says who explores what.
+//
+// Phase 1 is n0 pulls of every arm by every client; phase p then lasts
+// K n0 2^(p-1) slots, so there are O(log T) phases and 2 exchanges per
+// client and phase. A client fixes its arm (the engine's "identified") once
+// its estimated best arm's mixed mean exceeds every other's by the width
+// sqrt(2 (V_k + V_best) log T), V the variance of the mixed estimator.
+//
+// This file is the whole algorithm; registering it is the line X(pf_alloc)
+// in registry.cpp.
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <limits>
+#include <numeric>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "pfmab/algorithms/registry.hpp"
+#include "pfmab/model/means_table.hpp"
+#include "pfmab/model/mixed_model.hpp"
+#include "pfmab/sim/phased.hpp"
+#include "pfmab/theory/allocation.hpp"
+#include "pfmab/util/error.hpp"
+
+namespace pfmab::algorithms {
+namespace {
+
+void check_margin(const io::Value& v) {
+  const double margin = std::get<double>(v);
+  if (!(margin >= 0.0 && margin <= 10.0)) {
+    throw UserError(fmt::format("the margin must be between 0 and 10, not {}", margin));
+  }
+}
+
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wmissing-field-initializers"
+const std::array<io::Parameter, 2> options{{
+    {.key = "algorithm.margin",
+     .flags = "--margin",
+     .type = io::ValueType::real,
+     .fallback = "0.2",
+     .sweeps = true,
+     .help = "pf-alloc: each phase's targets are (1 + margin) x_hat log t",
+     .check = check_margin},
+    {.key = "algorithm.initial_pulls",
+     .flags = "--initial-pulls",
+     .type = io::ValueType::whole,
+     .fallback = "20",
+     .sweeps = true,
+     .help = "pf-alloc: pulls of each arm by each client in the first phase",
+     .least = 1,
+     .most = std::uint64_t{1} << 32},
+}};
+#pragma GCC diagnostic pop
+const OptionGroup alloc_options{"pf-alloc", options};
+
+// An arm in doubt is pulled at least this many times log t by each client
+// (docs/pf-alloc.md, "Forced exploration").
+constexpr double kInDoubtPulls = 2.0;
+
+struct AllocParams {
+  double margin = 0.2;
+  std::uint64_t initial_pulls = 20;
+};
+
+// One replication's clients and server.
+class AllocState final : public sim::PhasedState {
+ public:
+  AllocState(const sim::Cell& cell, AllocParams params)
+      : params_(params),
+        alpha_(cell.algorithm_alpha()),
+        clients_(cell.instance().clients()),
+        arms_(cell.instance().arms()),
+        horizon_(cell.horizon()),
+        // Bernoulli rewards are 1/2-sub-Gaussian: the Gaussian program with
+        // sigma = 1/2 plans for them (docs/pf-alloc.md)
+        sigma_(cell.instance().rewards().kind == model::RewardKind::gaussian
+                   ? cell.instance().rewards().sigma
+                   : 0.5),
+        every_arm_(arms_),
+        counts_(clients_ * arms_, 0),
+        sums_(clients_ * arms_, 0.0),
+        reported_counts_(clients_ * arms_, 0),
+        reported_sums_(clients_ * arms_, 0.0),
+        explore_(clients_ * arms_, 0),
+        best_(clients_, 0),
+        fixed_(clients_) {
+    std::iota(every_arm_.begin(), every_arm_.end(), 0u);
+  }
+
+  bool finished() const override { return false; }  // it explores at the allocation to T
+
+  // The server plans the phase from the reports: phase 1 is n0 pulls of
+  // every arm; later phases bring every client to its targets.
+  void begin_phase(std::uint64_t phase, std::span<const std::uint32_t>) override {
+    length_ = static_cast<double>(params_.initial_pulls * arms_) *
+              std::ldexp(1.0, static_cast<int>(std::min<std::uint64_t>(phase - 1, 62)));
+    first_ = phase == 1;
+    if (!first_) plan_targets(std::min(static_cast<double>(horizon_), elapsed_ + length_));
+    elapsed_ += length_;
+  }
+
+  void plan(std::size_t m, std::vector<sim::Run>& runs) override {
+    const auto add = [&](std::span<const std::uint32_t> arms, std::uint64_t rounds) {
+      sim::Run run;
+      run.arms = arms;
+      run.rounds = rounds;
+      runs.push_back(run);
+    };
+    if (first_) {
+      add(every_arm_, params_.initial_pulls);
+      return;
+    }
+    std::uint64_t explored = 0;
+    for (std::uint32_t k = 0; k < arms_; ++k) {
+      const auto pulls = explore_[m * arms_ + k];
+      if (pulls == 0) continue;
+      add({&every_arm_[k], 1}, pulls);
+      explored += pulls;
+    }
+    const auto phase = static_cast<std::uint64_t>(std::min(length_, 0x1p62));
+    if (explored < phase) add({&every_arm_[exploit_arm(m)], 1}, phase - explored);
+  }
+
+  void record(std::size_t m, std::uint32_t arm, std::uint64_t pulls, double sum) override {
+    counts_[m * arms_ + arm] += pulls;
+    sums_[m * arms_ + arm] += sum;
+  }
+
+  std::uint32_t exploit_arm(std::size_t m) const override { return fixed_[m].value_or(best_[m]); }
+
+  // The participants' counts and sums, broadcast to every client.
+  void aggregate(std::span<const std::uint32_t> participants) override {
+    for (const auto m : participants) {
+      std::copy_n(counts_.begin() + static_cast<std::ptrdiff_t>(m * arms_), arms_,
+                  reported_counts_.begin() + static_cast<std::ptrdiff_t>(m * arms_));
+      std::copy_n(sums_.begin() + static_cast<std::ptrdiff_t>(m * arms_), arms_,
+                  reported_sums_.begin() + static_cast<std::ptrdiff_t>(m * arms_));
+    }
+  }
+
+  // Client m's estimated best arm, and its arm fixed once the others are
+  // told apart from it at confidence log T.
+  void update(std::size_t m) override {
+    const auto estimate = mixed_estimates(m);
+    const auto best = static_cast<std::uint32_t>(
+        std::max_element(estimate.means.begin(), estimate.means.end()) - estimate.means.begin());
+    best_[m] = best;
+    if (fixed_[m]) return;
+    const double confidence = std::log(static_cast<double>(horizon_));
+    for (std::uint32_t k = 0; k < arms_; ++k) {
+      if (k == best) continue;
+      const double gap = estimate.means[best] - estimate.means[k];
+      const double width =
+          std::sqrt(2.0 * (estimate.variances[k] + estimate.variances[best]) * confidence);
+      if (!(gap > width)) return;
+    }
+    fixed_[m] = best;
+  }
+
+  void end_phase() override {}
+
+  std::optional<std::uint32_t> fixed_arm(std::size_t m) const override { return fixed_[m]; }
+
+ private:
+  struct Estimates {
+    std::vector<double> means;      // mu_hat'_{k,m}
+    std::vector<double> variances;  // of each, per sigma^2 units times sigma^2
+  };
+
+  // The sample mean of client n's arm k as reported; a client that has not
+  // reported it yet (partial participation) takes the reporting clients'
+  // average.
+  double local_mean(std::size_t n, std::size_t k) const {
+    const auto count = reported_counts_[n * arms_ + k];
+    if (count > 0) return reported_sums_[n * arms_ + k] / static_cast<double>(count);
+    double total = 0.0, reporting = 0.0;
+    for (std::size_t o = 0; o < clients_; ++o) {
+      if (reported_counts_[o * arms_ + k] == 0) continue;
+      total += reported_sums_[o * arms_ + k] / static_cast<double>(reported_counts_[o * arms_ + k]);
+      reporting += 1.0;
+    }
+    return reporting > 0.0 ? total / reporting : 0.0;
+  }
+
+  // mu_hat'_{k,m} = beta mu_hat_{k,m} + gamma sum_{n != m} mu_hat_{k,n}
+  // (beta = alpha + (1 - alpha) / M, gamma = (1 - alpha) / M) and its
+  // variance sigma^2 (beta^2 / N_{k,m} + gamma^2 sum_{n != m} 1 / N_{k,n}),
+  // infinite while a count is 0.
+  Estimates mixed_estimates(std::size_t m) const {
+    const double count_m = static_cast<double>(clients_);
+    const double beta = alpha_ + (1.0 - alpha_) / count_m, gamma = (1.0 - alpha_) / count_m;
+    Estimates e{std::vector<double>(arms_, 0.0), std::vector<double>(arms_, 0.0)};
+    for (std::size_t k = 0; k < arms_; ++k) {
+      for (std::size_t n = 0; n < clients_; ++n) {
+        const double weight = n == m ? beta : gamma;
+        if (weight == 0.0) continue;
+        e.means[k] += weight * local_mean(n, k);
+        const auto count = static_cast<double>(reported_counts_[n * arms_ + k]);
+        e.variances[k] +=
+            count > 0.0 ? weight * weight / count : std::numeric_limits<double>::infinity();
+      }
+      e.variances[k] *= sigma_ * sigma_;
+    }
+    return e;
+  }
+
+  // explore_: the pulls that bring each client's count of each arm but its
+  // best to (1 + margin) x_hat log t, x_hat the allocation of the estimated
+  // game, scaled down together if they exceed the phase. A tie in the
+  // estimates (no finite allocation) explores evenly.
+  void plan_targets(double phase_end) {
+    const double log_t = std::log(phase_end);
+    model::MeansTable table{std::vector<std::vector<double>>(clients_, std::vector<double>(arms_)),
+                            std::vector<std::string>(clients_, "pf-alloc estimate")};
+    for (std::size_t n = 0; n < clients_; ++n) {
+      for (std::size_t k = 0; k < arms_; ++k) table.rows[n][k] = local_mean(n, k);
+    }
+    const model::Instance estimated(table, {model::RewardKind::gaussian, sigma_});
+    const auto allocation =
+        theory::optimal_allocation(model::MixedModel(estimated, alpha_), sigma_);
+    const bool even = !std::isfinite(allocation.constant);
+    for (std::size_t n = 0; n < clients_; ++n) {
+      const auto estimate = mixed_estimates(n);
+      const auto best = exploit_arm(n);
+      std::vector<double> wanted(arms_, 0.0);
+      double total = 0.0;
+      for (std::size_t k = 0; k < arms_; ++k) {
+        if (k == best) continue;
+        double target = even ? length_ / static_cast<double>(arms_)
+                             : (1.0 + params_.margin) * allocation.pulls[n * arms_ + k] * log_t;
+        // An arm not yet told apart from the best at confidence log t may
+        // be the best one, underestimated: its own pulls grow with log t
+        // whatever the plug-in allocation says, so that no estimate starves.
+        const double gap = estimate.means[best] - estimate.means[k];
+        if (!(gap > std::sqrt(2.0 * (estimate.variances[k] + estimate.variances[best]) * log_t))) {
+          target = std::max(target, kInDoubtPulls * log_t);
+        }
+        // A phase at most doubles a count: a target read from few samples
+        // (a gap that looks tiny) commits at most as many pulls as the
+        // estimate rests on before it is read again.
+        const auto count = static_cast<double>(reported_counts_[n * arms_ + k]);
+        wanted[k] = std::clamp(target - count, 0.0,
+                               std::max(count, static_cast<double>(params_.initial_pulls)));
+        total += wanted[k];
+      }
+      const double scale = total > length_ ? length_ / total : 1.0;
+      for (std::size_t k = 0; k < arms_; ++k) {
+        explore_[n * arms_ + k] = static_cast<std::uint64_t>(std::ceil(wanted[k] * scale));
+      }
+    }
+  }
+
+  AllocParams params_;
+  double alpha_;  // the algorithm's
+  std::size_t clients_, arms_;
+  std::uint64_t horizon_;
+  double sigma_;
+  std::vector<std::uint32_t> every_arm_;        // 0, 1, ..., K - 1: the runs' spans
+  std::vector<std::uint64_t> counts_;           // per (client, arm), row-major: client state
+  std::vector<double> sums_;                    // the same
+  std::vector<std::uint64_t> reported_counts_;  // as last broadcast
+  std::vector<double> reported_sums_;
+  std::vector<std::uint64_t> explore_;  // this phase's exploration pulls, per (client, arm)
+  std::vector<std::uint32_t> best_;     // per client: its best mixed estimate
+  std::vector<std::optional<std::uint32_t>> fixed_;
+  double length_ = 0.0;   // this phase's slots
+  double elapsed_ = 0.0;  // slots up to this phase's end
+  bool first_ = true;
+};
+
+class PfAlloc final : public sim::Algorithm {
+ public:
+  explicit PfAlloc(AllocParams params) : params_(params) {}
+  std::string_view name() const override { return "pf-alloc"; }
+  sim::Protocol protocol() const override { return sim::Protocol::phased; }
+  sim::ReplicationResult replicate(const sim::Cell& cell, std::uint64_t seed,
+                                   std::uint64_t replication,
+                                   const sim::StopToken& stop) const override {
+    AllocState state(cell, params_);
+    return sim::run_phased(cell, state, seed, replication, stop);
+  }
+  std::string schedule() const override {
+    return fmt::format("K n0 2^(p-1), n0 = {}", params_.initial_pulls);
+  }
+
+ private:
+  AllocParams params_;
+};
+
+}  // namespace
+
+namespace entries {
+extern const AlgorithmEntry pf_alloc{
+    "pf-alloc",
+    &alloc_options,
+    [](const io::CellValues& values, const sim::CellContext&) {
+      return std::shared_ptr<const sim::Algorithm>(std::make_shared<PfAlloc>(
+          AllocParams{values.real("algorithm.margin"), values.whole("algorithm.initial_pulls")}));
+    },
+    {}};
+}  // namespace entries
+
+}  // namespace pfmab::algorithms
