@@ -68,7 +68,7 @@ const std::array<io::Parameter, 2> options{{
 const OptionGroup alloc_options{"pf-alloc", options};
 
 // An arm in doubt is pulled at least this many times log t by each client
-// (docs/pf-alloc.md, "Forced exploration").
+// (docs/pf-alloc.md, rule 4).
 constexpr double kInDoubtPulls = 2.0;
 
 struct AllocParams {
@@ -162,11 +162,7 @@ class AllocState final : public sim::PhasedState {
     if (fixed_[m]) return;
     const double confidence = std::log(static_cast<double>(horizon_));
     for (std::uint32_t k = 0; k < arms_; ++k) {
-      if (k == best) continue;
-      const double gap = estimate.means[best] - estimate.means[k];
-      const double width =
-          std::sqrt(2.0 * (estimate.variances[k] + estimate.variances[best]) * confidence);
-      if (!(gap > width)) return;
+      if (k != best && !estimate.told_apart(k, best, confidence)) return;
     }
     fixed_[m] = best;
   }
@@ -178,7 +174,14 @@ class AllocState final : public sim::PhasedState {
  private:
   struct Estimates {
     std::vector<double> means;      // mu_hat'_{k,m}
-    std::vector<double> variances;  // of each, per sigma^2 units times sigma^2
+    std::vector<double> variances;  // of each
+
+    // Whether arm k's mixed mean is below `best`'s by more than the width
+    // sqrt(2 (V_k + V_best) confidence) of their difference.
+    bool told_apart(std::size_t k, std::size_t best, double confidence) const {
+      return means[best] - means[k] >
+             std::sqrt(2.0 * (variances[k] + variances[best]) * confidence);
+    }
   };
 
   // The sample mean of client n's arm k as reported; a client that has not
@@ -245,10 +248,7 @@ class AllocState final : public sim::PhasedState {
         // An arm not yet told apart from the best at confidence log t may
         // be the best one, underestimated: its own pulls grow with log t
         // whatever the plug-in allocation says, so that no estimate starves.
-        const double gap = estimate.means[best] - estimate.means[k];
-        if (!(gap > std::sqrt(2.0 * (estimate.variances[k] + estimate.variances[best]) * log_t))) {
-          target = std::max(target, kInDoubtPulls * log_t);
-        }
+        if (!estimate.told_apart(k, best, log_t)) target = std::max(target, kInDoubtPulls * log_t);
         // A phase at most doubles a count: a target read from few samples
         // (a gap that looks tiny) commits at most as many pulls as the
         // estimate rests on before it is read again.
