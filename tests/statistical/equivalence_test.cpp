@@ -11,11 +11,11 @@
 // client), so with one seed both modes would start from the same draws and
 // the samples would not be independent, which both tests assume.
 //
-// Level: each comparison rejects equality at p < 0.001. There are 24
-// comparisons (3 instances-and-horizons x 1-2 alphas x 3 quantities, and 3
-// settings of the authors'-code preset x 3), so for an engine that is right,
-// a seed choice fails some comparison with probability at most 24 x 0.001 =
-// 2.4% (Bonferroni). The seeds are fixed, so
+// Level: each comparison rejects equality at p < 0.001. There are 33
+// comparisons (3 instances-and-horizons x 1-2 alphas x 3 quantities, 3
+// settings of the authors'-code preset x 3, and 3 settings of pf-alloc x 3),
+// so for an engine that is right, a seed choice fails some comparison with
+// probability at most 33 x 0.001 = 3.3% (Bonferroni). The seeds are fixed, so
 // the test is deterministic; every p-value is printed (and in the failure
 // message) so that a reader can see none of them is borderline.
 //
@@ -39,13 +39,16 @@
 #include <random>
 #include <sstream>
 #include <string>
+#include <string_view>
 #include <vector>
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include "pfmab/model/means_table.hpp"
 #include "pfmab/sim/runner.hpp"
 
+#include "fixtures.hpp"
 #include "run_cli.hpp"
 #include "two_sample.hpp"
 
@@ -72,22 +75,10 @@ struct Setting {
   algorithms::Preset preset = algorithms::Preset::paper;
 };
 
-// Runs one sweep of `settings` (cell i = settings[i]) in one mode; sample[i]
-// belongs to settings[i]. Different cells have different stream keys, so the
-// samples of a sweep are independent of each other too.
-std::vector<Sample> run_mode(const std::vector<Setting>& settings, Fidelity fidelity,
-                             std::uint64_t seed) {
-  std::vector<Cell> cells;
-  for (std::size_t i = 0; i < settings.size(); ++i) {
-    CellSpec spec;
-    spec.instance = settings[i].instance;
-    spec.alpha = settings[i].alpha;
-    spec.horizon = settings[i].horizon;
-    spec.algorithm = algorithms::pf_ucb(
-        {.confidence_constant = settings[i].confidence_constant, .preset = settings[i].preset});
-    spec.fidelity = fidelity;
-    cells.emplace_back(spec, i);
-  }
+// Runs one sweep of `cells` with `seed`; sample[i] belongs to cells[i].
+// Different cells have different stream keys, so the samples of a sweep are
+// independent of each other too.
+std::vector<Sample> sample_sweep(const std::vector<Cell>& cells, std::uint64_t seed) {
   RunOptions options;
   options.seed = seed;
   options.replications = kReplications;
@@ -107,6 +98,23 @@ std::vector<Sample> run_mode(const std::vector<Setting>& settings, Fidelity fide
     }
   }
   return samples;
+}
+
+// PF-UCB on `settings` (cell i = settings[i]) in one mode.
+std::vector<Sample> run_mode(const std::vector<Setting>& settings, Fidelity fidelity,
+                             std::uint64_t seed) {
+  std::vector<Cell> cells;
+  for (std::size_t i = 0; i < settings.size(); ++i) {
+    CellSpec spec;
+    spec.instance = settings[i].instance;
+    spec.alpha = settings[i].alpha;
+    spec.horizon = settings[i].horizon;
+    spec.algorithm = algorithms::pf_ucb(
+        {.confidence_constant = settings[i].confidence_constant, .preset = settings[i].preset});
+    spec.fidelity = fidelity;
+    cells.emplace_back(spec, i);
+  }
+  return sample_sweep(cells, seed);
 }
 
 // The three comparisons; every p-value goes to stdout and into the failure
@@ -259,6 +267,38 @@ TEST(FidelityEquivalence, AuthorsCodePresetWaitingOnEveryReward) {
                         ", authors-code",
                     per_pull[i], aggregated[i]);
   }
+}
+
+// (e) pf-alloc (docs/pf-alloc.md), whose plans are runs of one arm, each
+// drawn at once in the aggregated mode, and whose phase targets come from
+// the program of C* solved with the estimates, so a change in the law of
+// the sums would move every later phase. The synthetic game at T = 1e5,
+// alpha 0.5 and 0.9 (its phases last 180 2^(p-1) slots, so the horizon cuts
+// the 10th), and the random Bernoulli instance of (b) at T = 2e4, where the
+// fixed arms vary (about 4 vectors with 2000 replications).
+std::vector<std::vector<Sample>> pf_alloc_samples(std::string_view mode, std::uint64_t seed) {
+  const std::string algorithm =
+      fmt::format("mode = \"{}\"\n[algorithm]\nname = \"pf-alloc\"\n", mode);
+  const auto synthetic =
+      testing::cells_of_experiment("horizon = 1e5\nalpha = [0.5, 0.9]\n" + algorithm +
+                                   "[instance]\nmeans = \"synthetic_4x9.csv\"\n");
+  const auto bernoulli = testing::cells_of_experiment(
+      "horizon = 2e4\nalpha = 0.5\n" + algorithm +
+      "[instance]\nrewards = \"bernoulli\"\nmeans = [[0.11, 0.61, 0.18, 0.43, 0.41], "
+      "[0.77, 0.31, 0.38, 0.36, 0.63], [0.55, 0.47, 0.42, 0.65, 0.63]]\n");
+  return {sample_sweep(synthetic, seed), sample_sweep(bernoulli, seed)};
+}
+
+TEST(FidelityEquivalence, PfAllocSyntheticGameAndRandomBernoulli) {
+  const auto per_pull = pf_alloc_samples("per-pull", 601);
+  const auto aggregated = pf_alloc_samples("aggregated", 602);
+  const double alphas[] = {0.5, 0.9};
+  for (std::size_t i = 0; i < 2; ++i) {
+    expect_same_law(label({nullptr, alphas[i], 100'000}) + ", pf-alloc", per_pull[0][i],
+                    aggregated[0][i]);
+  }
+  expect_same_law("random Bernoulli 3x5, alpha 0.5, T 2e+04, pf-alloc", per_pull[1][0],
+                  aggregated[1][0]);
 }
 
 // Negative control: the same KS test, at the same level and sample sizes,

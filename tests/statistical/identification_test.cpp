@@ -8,6 +8,7 @@
 #include "pfmab/model/means_table.hpp"
 #include "pfmab/sim/runner.hpp"
 
+#include "fixtures.hpp"
 #include "run_cli.hpp"
 
 namespace pfmab::sim {
@@ -40,6 +41,37 @@ TEST(Identification, SyntheticGameEveryClientFixesItsMixedOptimalArm) {
     for (const auto& r : results[c]) identified += r.identified() ? 1 : 0;
     SCOPED_TRACE(alphas[c]);
     EXPECT_GE(identified, 495u) << identified << " of 500 replications identified";
+  }
+}
+
+// pf-alloc (docs/pf-alloc.md) never eliminates: O_m is the arm a client
+// fixed at confidence log T or, where that test has not passed, the arm it
+// pulled most. At T = 1e7 its regret is about 1.3 C* log T, a few thousand
+// pulls off the best arm out of 1e7 per client, so a client pulls most an
+// arm that is not mixed-optimal only if its estimates ranked the arms wrong
+// for most of the horizon. The issue asks for 99% at every alpha of the
+// paper: 300 replications per alpha, at least 297 identified. (Measured with
+// this seed: 300 of 300 at every alpha; with 0 failures in 300 the failure
+// rate is below 1% at 95% confidence, so a pass is evidence, not luck.)
+TEST(Identification, PfAllocSyntheticGameAtTenToTheSeven) {
+  const auto cells = testing::cells_of_experiment(R"(
+      horizon = 1e7
+      alpha = [0, 0.2, 0.5, 0.9, 1]
+      [instance]
+      means = "synthetic_4x9.csv"
+      [algorithm]
+      name = "pf-alloc"
+  )");
+  RunOptions options;
+  options.seed = 20210413;
+  options.replications = 300;
+  options.threads = 2;
+  const auto results = run_sweep(cells, options);
+  for (std::size_t c = 0; c < cells.size(); ++c) {
+    std::size_t identified = 0;
+    for (const auto& r : results[c]) identified += r.identified() ? 1 : 0;
+    SCOPED_TRACE(cells[c].spec().alpha);
+    EXPECT_GE(identified, 297u) << identified << " of 300 replications identified";
   }
 }
 

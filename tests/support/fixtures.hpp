@@ -13,6 +13,7 @@
 
 #include "pfmab/algorithms/baselines.hpp"
 #include "pfmab/algorithms/pf_ucb.hpp"
+#include "pfmab/io/experiment.hpp"
 #include "pfmab/model/instance.hpp"
 #include "pfmab/model/means_table.hpp"
 #include "pfmab/sim/columns.hpp"
@@ -34,6 +35,13 @@ inline std::shared_ptr<const model::Instance> instance_of(std::vector<std::vecto
 inline std::shared_ptr<const model::Instance> synthetic_instance(model::RewardFamily rewards = {}) {
   return std::make_shared<const model::Instance>(
       model::read_means_csv(shared_data("synthetic_4x9.csv")), rewards);
+}
+
+// The cells an experiment file's text makes, its CSV paths relative to
+// ../shared/data: how a test builds cells of an algorithm that is only
+// registered (pf-alloc), with every default as a file would have it.
+inline std::vector<sim::Cell> cells_of_experiment(std::string toml) {
+  return io::load_experiment_text(std::move(toml), "test experiment", shared_data("")).cells;
 }
 
 // A built-in algorithm with its default options, by its registered name.

@@ -10,9 +10,9 @@
 //
 // Phase 1 is n0 pulls of every arm by every client; phase p then lasts
 // K n0 2^(p-1) slots, so there are O(log T) phases and 2 exchanges per
-// client and phase. A client fixes its arm (the engine's "identified") once
-// its estimated best arm's mixed mean exceeds every other's by the width
-// sqrt(2 (V_k + V_best) log T), V the variance of the mixed estimator.
+// client and phase. A client fixes its arm once its estimated best arm's
+// mixed mean exceeds every other's by the width sqrt(2 (V_k + V_best) log T),
+// V the variance of the mixed estimator.
 //
 // This file is the whole algorithm; registering it is the line X(pf_alloc)
 // in registry.cpp.
@@ -71,6 +71,11 @@ const OptionGroup alloc_options{"pf-alloc", options};
 // (docs/pf-alloc.md, rule 4).
 constexpr double kInDoubtPulls = 2.0;
 
+// Each phase's allocation is solved to this relative gap: the targets it
+// sets are plug-in estimates that the margin already pads by 20%, and a
+// solve to 1e-3 takes a tenth of the Newton steps of an exact one.
+constexpr double kPlanGap = 1e-3;
+
 struct AllocParams {
   double margin = 0.2;
   std::uint64_t initial_pulls = 20;
@@ -95,6 +100,8 @@ class AllocState final : public sim::PhasedState {
         sums_(clients_ * arms_, 0.0),
         reported_counts_(clients_ * arms_, 0),
         reported_sums_(clients_ * arms_, 0.0),
+        local_means_(clients_ * arms_, 0.0),
+        totals_(arms_),
         explore_(clients_ * arms_, 0),
         best_(clients_, 0),
         fixed_(clients_) {
@@ -142,13 +149,40 @@ class AllocState final : public sim::PhasedState {
 
   std::uint32_t exploit_arm(std::size_t m) const override { return fixed_[m].value_or(best_[m]); }
 
-  // The participants' counts and sums, broadcast to every client.
+  // The participants' counts and sums, broadcast to every client, and what
+  // the server reads off them: each client's local means and, per arm, their
+  // total and the total of 1 / N (so that a client's mixed estimate costs
+  // O(K), not O(M K)).
   void aggregate(std::span<const std::uint32_t> participants) override {
     for (const auto m : participants) {
       std::copy_n(counts_.begin() + static_cast<std::ptrdiff_t>(m * arms_), arms_,
                   reported_counts_.begin() + static_cast<std::ptrdiff_t>(m * arms_));
       std::copy_n(sums_.begin() + static_cast<std::ptrdiff_t>(m * arms_), arms_,
                   reported_sums_.begin() + static_cast<std::ptrdiff_t>(m * arms_));
+    }
+    for (std::size_t k = 0; k < arms_; ++k) {
+      ArmTotals& arm = totals_[k];
+      arm = {};
+      double reported_means = 0.0;
+      for (std::size_t n = 0; n < clients_; ++n) {
+        const auto count = reported_counts_[n * arms_ + k];
+        if (count == 0) {
+          arm.unreported += 1;
+          continue;
+        }
+        const double mean = reported_sums_[n * arms_ + k] / static_cast<double>(count);
+        local_means_[n * arms_ + k] = mean;
+        reported_means += mean;
+        arm.inverse_counts += 1.0 / static_cast<double>(count);
+      }
+      // a client that has not reported arm k yet (partial participation)
+      // takes the reporting clients' average
+      const auto reporting = static_cast<double>(clients_ - arm.unreported);
+      const double fallback = reporting > 0.0 ? reported_means / reporting : 0.0;
+      for (std::size_t n = 0; n < clients_; ++n) {
+        if (reported_counts_[n * arms_ + k] == 0) local_means_[n * arms_ + k] = fallback;
+        arm.means += local_means_[n * arms_ + k];
+      }
     }
   }
 
@@ -169,7 +203,15 @@ class AllocState final : public sim::PhasedState {
 
   void end_phase() override {}
 
-  std::optional<std::uint32_t> fixed_arm(std::size_t m) const override { return fixed_[m]; }
+  // O_m: the fixed arm, or, like the baselines that never fix one, the arm
+  // client m pulled most (lowest index on ties). An allocation gathers only
+  // about (1 + margin) log t of information per constraint, so the test at
+  // log T often passes late; what a client plays is its answer.
+  std::optional<std::uint32_t> fixed_arm(std::size_t m) const override {
+    if (fixed_[m]) return fixed_[m];
+    const auto own = counts_.begin() + static_cast<std::ptrdiff_t>(m * arms_);
+    return static_cast<std::uint32_t>(std::max_element(own, own + arms_) - own);
+  }
 
  private:
   struct Estimates {
@@ -184,39 +226,36 @@ class AllocState final : public sim::PhasedState {
     }
   };
 
-  // The sample mean of client n's arm k as reported; a client that has not
-  // reported it yet (partial participation) takes the reporting clients'
-  // average.
-  double local_mean(std::size_t n, std::size_t k) const {
-    const auto count = reported_counts_[n * arms_ + k];
-    if (count > 0) return reported_sums_[n * arms_ + k] / static_cast<double>(count);
-    double total = 0.0, reporting = 0.0;
-    for (std::size_t o = 0; o < clients_; ++o) {
-      if (reported_counts_[o * arms_ + k] == 0) continue;
-      total += reported_sums_[o * arms_ + k] / static_cast<double>(reported_counts_[o * arms_ + k]);
-      reporting += 1.0;
-    }
-    return reporting > 0.0 ? total / reporting : 0.0;
-  }
+  // Per arm, over the clients: the total of their local means (a client
+  // that has not reported the arm counted at the reporters' average), the
+  // total of 1 / N over those that reported it, and how many have not.
+  struct ArmTotals {
+    double means = 0.0;
+    double inverse_counts = 0.0;
+    std::size_t unreported = 0;
+  };
 
   // mu_hat'_{k,m} = beta mu_hat_{k,m} + gamma sum_{n != m} mu_hat_{k,n}
   // (beta = alpha + (1 - alpha) / M, gamma = (1 - alpha) / M) and its
   // variance sigma^2 (beta^2 / N_{k,m} + gamma^2 sum_{n != m} 1 / N_{k,n}),
-  // infinite while a count is 0.
+  // infinite while a count it weighs is 0.
   Estimates mixed_estimates(std::size_t m) const {
     const double count_m = static_cast<double>(clients_);
     const double beta = alpha_ + (1.0 - alpha_) / count_m, gamma = (1.0 - alpha_) / count_m;
     Estimates e{std::vector<double>(arms_, 0.0), std::vector<double>(arms_, 0.0)};
     for (std::size_t k = 0; k < arms_; ++k) {
-      for (std::size_t n = 0; n < clients_; ++n) {
-        const double weight = n == m ? beta : gamma;
-        if (weight == 0.0) continue;
-        e.means[k] += weight * local_mean(n, k);
-        const auto count = static_cast<double>(reported_counts_[n * arms_ + k]);
-        e.variances[k] +=
-            count > 0.0 ? weight * weight / count : std::numeric_limits<double>::infinity();
+      const ArmTotals& arm = totals_[k];
+      const double own = local_means_[m * arms_ + k];
+      e.means[k] = beta * own + gamma * (arm.means - own);
+      const auto count = static_cast<double>(reported_counts_[m * arms_ + k]);
+      const double own_inverse = count > 0.0 ? 1.0 / count : 0.0;
+      const std::size_t others_unreported = arm.unreported - (count > 0.0 ? 0 : 1);
+      if ((beta > 0.0 && count == 0.0) || (gamma > 0.0 && others_unreported > 0)) {
+        e.variances[k] = std::numeric_limits<double>::infinity();
+        continue;
       }
-      e.variances[k] *= sigma_ * sigma_;
+      const double others = std::max(0.0, arm.inverse_counts - own_inverse);
+      e.variances[k] = sigma_ * sigma_ * (beta * beta * own_inverse + gamma * gamma * others);
     }
     return e;
   }
@@ -230,11 +269,11 @@ class AllocState final : public sim::PhasedState {
     model::MeansTable table{std::vector<std::vector<double>>(clients_, std::vector<double>(arms_)),
                             std::vector<std::string>(clients_, "pf-alloc estimate")};
     for (std::size_t n = 0; n < clients_; ++n) {
-      for (std::size_t k = 0; k < arms_; ++k) table.rows[n][k] = local_mean(n, k);
+      for (std::size_t k = 0; k < arms_; ++k) table.rows[n][k] = local_means_[n * arms_ + k];
     }
     const model::Instance estimated(table, {model::RewardKind::gaussian, sigma_});
-    const auto allocation =
-        theory::optimal_allocation(model::MixedModel(estimated, alpha_), sigma_);
+    const auto allocation = theory::optimal_allocation(model::MixedModel(estimated, alpha_), sigma_,
+                                                       theory::Coupling::coupled, kPlanGap);
     const bool even = !std::isfinite(allocation.constant);
     for (std::size_t n = 0; n < clients_; ++n) {
       const auto estimate = mixed_estimates(n);
@@ -274,6 +313,8 @@ class AllocState final : public sim::PhasedState {
   std::vector<double> sums_;                    // the same
   std::vector<std::uint64_t> reported_counts_;  // as last broadcast
   std::vector<double> reported_sums_;
+  std::vector<double> local_means_;  // as aggregate() reads the reports
+  std::vector<ArmTotals> totals_;    // per arm, the same
   std::vector<std::uint64_t> explore_;  // this phase's exploration pulls, per (client, arm)
   std::vector<std::uint32_t> best_;     // per client: its best mixed estimate
   std::vector<std::optional<std::uint32_t>> fixed_;

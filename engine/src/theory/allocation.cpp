@@ -221,7 +221,7 @@ double barrier(const Program& program, const std::vector<double>& u, double t) {
 }  // namespace
 
 OptimalAllocation optimal_allocation(const model::MixedModel& mixed, double sigma,
-                                     Coupling coupling) {
+                                     Coupling coupling, double gap_share) {
   OptimalAllocation out;
   const std::size_t m = mixed.clients(), k = mixed.arms();
   out.pulls.assign(m * k, 0.0);
@@ -246,7 +246,7 @@ OptimalAllocation optimal_allocation(const model::MixedModel& mixed, double sigm
   // whose gap the dual certifies.
   auto centred = u;
   double centred_t = t;
-  constexpr double kGapShare = 1e-11, kDecrement = 1e-7;
+  constexpr double kDecrement = 1e-7;
   constexpr unsigned kMaxSteps = 100;  // per centring; far above the ~10 it takes
   for (double raise = 20.0; raise >= 1.1;) {
     bool converged = false;
@@ -271,7 +271,7 @@ OptimalAllocation optimal_allocation(const model::MixedModel& mixed, double sigm
     if (converged) {
       centred = u;
       centred_t = t;
-      if (constraints / t <= kGapShare * program.objective(u)) break;
+      if (constraints / t <= gap_share * program.objective(u)) break;
     } else {
       u = centred;
       raise = std::sqrt(raise);

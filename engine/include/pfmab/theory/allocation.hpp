@@ -31,10 +31,17 @@ struct OptimalAllocation {
   unsigned newton_steps = 0;
 };
 
+// The relative duality gap the solve for C* aims at: far below what double
+// precision certifies on hard games, so the solve goes as far as it can.
+inline constexpr double kExactGap = 1e-11;
+
 // Solves the program for the mixed model `mixed` with Gaussian rewards of
 // standard deviation `sigma` (a primal barrier method whose Newton systems
-// are diagonal plus rank 2K, so that a step costs O(MK + K^3)).
+// are diagonal plus rank 2K, so that a step costs O(MK + K^3)), stopping
+// once the gap is within `gap_share` of the objective: an algorithm that
+// re-solves with noisy estimates every phase needs about 1e-3, not 1e-11.
 OptimalAllocation optimal_allocation(const model::MixedModel& mixed, double sigma,
-                                     Coupling coupling = Coupling::coupled);
+                                     Coupling coupling = Coupling::coupled,
+                                     double gap_share = kExactGap);
 
 }  // namespace pfmab::theory
