@@ -8,6 +8,8 @@
 #include <cstdint>
 #include <memory>
 #include <numeric>
+#include <optional>
+#include <string>
 #include <random>
 #include <utility>
 #include <vector>
@@ -16,6 +18,7 @@
 #include <oneapi/tbb/task_arena.h>
 #include <pcg_random.hpp>
 
+#include "pfmab/io/experiment.hpp"
 #include "pfmab/model/instance.hpp"
 #include "pfmab/model/means_table.hpp"
 #include "pfmab/model/reward_family.hpp"
@@ -25,6 +28,8 @@
 #include "pfmab/sim/exploration.hpp"
 #include "pfmab/sim/replication.hpp"
 #include "pfmab/sim/trajectory.hpp"
+
+#include "random_game.hpp"
 
 namespace {
 
@@ -260,6 +265,44 @@ BENCHMARK(BM_AuthorsCode_Gaussian)
     ->Arg(1)
     ->Unit(benchmark::kMicrosecond)
     ->UseRealTime();
+
+//------------------------------------------------------------------------------
+// pf-alloc (docs/pf-alloc.md): aggregated replications, whose cost beyond
+// the draws is the allocation the server solves every phase
+//------------------------------------------------------------------------------
+
+// pf-alloc on `game` at alpha = 0.5 and T = `horizon`, aggregated, with its
+// options' defaults, configured as an experiment configures it.
+pfmab::sim::Cell pf_alloc_cell(std::shared_ptr<const pfmab::model::Instance> game,
+                               std::uint64_t horizon) {
+  using pfmab::io::flag_values;
+  auto spec = pfmab::io::load_experiment(
+                  std::nullopt,
+                  {flag_values("instance.means", PFMAB_SHARED_DATA "/synthetic_4x9.csv"),
+                   flag_values("algorithm.name", "pf-alloc"), flag_values("alpha", "0.5"),
+                   flag_values("horizon", std::to_string(horizon))})
+                  .cells.at(0)
+                  .spec();
+  spec.instance = std::move(game);
+  return pfmab::sim::Cell(spec, 0);
+}
+
+// The synthetic game, T = 1e6 and 1e12: about 10 and 30 phases.
+void BM_PfAlloc_Synthetic(benchmark::State& state) {
+  replications(state, pf_alloc_cell(synthetic_instance(RewardKind::gaussian),
+                                    static_cast<std::uint64_t>(state.range(0))));
+}
+BENCHMARK(BM_PfAlloc_Synthetic)->Apply(horizons);
+
+// M = 1000 clients, K = 50 arms (bench/random_game.hpp, seed 3), T = 1e6:
+// phases of K n0 = 1000 slots, 10 of them, each a solve of 49,000
+// constraints.
+void BM_PfAlloc_Random1000x50(benchmark::State& state) {
+  static const auto game =
+      std::make_shared<const pfmab::model::Instance>(pfmab::bench::random_game(1000, 50, 3));
+  replications(state, pf_alloc_cell(game, 1'000'000));
+}
+BENCHMARK(BM_PfAlloc_Random1000x50)->Iterations(2)->Unit(benchmark::kSecond)->UseRealTime();
 
 }  // namespace
 

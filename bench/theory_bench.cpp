@@ -2,14 +2,14 @@
 // the paper's synthetic game (M = 4, K = 9) at each alpha of Fig. 1, and a
 // random game of M = 1000 clients and K = 50 arms (means uniform on [0, 1],
 // seed 3) at alpha 0.5. Counters: `newton_steps` and the certified `gap`.
-#include <random>
-#include <vector>
 
 #include <benchmark/benchmark.h>
 
 #include "pfmab/model/instance.hpp"
 #include "pfmab/model/means_table.hpp"
 #include "pfmab/theory/allocation.hpp"
+
+#include "random_game.hpp"
 
 namespace {
 
@@ -42,17 +42,7 @@ BENCHMARK(BM_Allocation_Synthetic)
     ->Unit(benchmark::kMillisecond);
 
 void BM_Allocation_Random1000x50(benchmark::State& state) {
-  static const model::Instance game = [] {
-    std::mt19937_64 rng(3);
-    std::uniform_real_distribution<double> mean(0.0, 1.0);
-    model::MeansTable table;
-    table.rows.assign(1000, std::vector<double>(50));
-    for (auto& row : table.rows) {
-      for (auto& x : row) x = mean(rng);
-    }
-    table.row_origin.assign(1000, "random");
-    return model::Instance(table, {});
-  }();
+  static const model::Instance game = bench::random_game(1000, 50, 3);
   solve(state, game, 0.5);
 }
 BENCHMARK(BM_Allocation_Random1000x50)->Iterations(1)->Unit(benchmark::kSecond);

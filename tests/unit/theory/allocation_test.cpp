@@ -27,14 +27,13 @@ using theory::optimal_allocation;
 
 const std::vector<double> kAlphas{0.0, 0.2, 0.5, 0.9, 1.0};
 
+// The paper's synthetic game (M = 4, K = 9) and MovieLens matrix (M = 10,
+// K = 40), as rows of local means.
 std::vector<std::vector<double>> synthetic_rows() {
-  const auto game = synthetic_instance();
-  std::vector<std::vector<double>> rows;
-  for (std::size_t m = 0; m < game->clients(); ++m) {
-    const auto row = game->local_means(m);
-    rows.emplace_back(row.begin(), row.end());
-  }
-  return rows;
+  return model::read_means_csv(shared_data("synthetic_4x9.csv")).rows;
+}
+std::vector<std::vector<double>> movielens_rows() {
+  return model::read_means_csv(shared_data("movielens_10x40.csv")).rows;
 }
 
 // The note's constraint for client m and arm k != k*_m, written from the
@@ -182,7 +181,7 @@ TEST(Allocation, TheSolutionMeetsEveryConstraintAndIsCertified) {
   for (auto& row : random_rows) {
     for (auto& x : row) x = mean(rng);
   }
-  for (const auto& rows : {synthetic_rows(), random_rows}) {
+  for (const auto& rows : {synthetic_rows(), movielens_rows(), random_rows}) {
     for (const double alpha : kAlphas) {
       for (const auto coupling : {Coupling::coupled, Coupling::separable}) {
         const model::MixedModel mixed(*instance_of(rows), alpha);
@@ -198,6 +197,20 @@ TEST(Allocation, TheSolutionMeetsEveryConstraintAndIsCertified) {
         }
       }
     }
+  }
+}
+
+// What pf-alloc asks each phase: a solve to a 1e-3 gap is certified to it,
+// within it of the exact C*, and takes fewer Newton steps.
+TEST(Allocation, ACoarseSolveStopsSoonerWithinTheGapAsked) {
+  for (const double alpha : kAlphas) {
+    const model::MixedModel mixed(*synthetic_instance(), alpha);
+    const auto exact = optimal_allocation(mixed, 1.0);
+    const auto coarse = optimal_allocation(mixed, 1.0, Coupling::coupled, 1e-3);
+    EXPECT_LE(coarse.gap, 1e-3) << "alpha " << alpha;
+    EXPECT_GE(coarse.constant, exact.constant * (1.0 - 1e-7)) << "alpha " << alpha;
+    EXPECT_LE(coarse.constant, exact.constant * (1.0 + 1e-3)) << "alpha " << alpha;
+    EXPECT_LT(coarse.newton_steps, exact.newton_steps) << "alpha " << alpha;
   }
 }
 
