@@ -6,7 +6,7 @@
                        [--out results] [--work build/reproduce] [--pfmab build/pfmab]
 
 For each experiment folder under results/ (synthetic, movielens,
-enhancement, communication, large-m) it runs its experiment.toml with
+enhancement, communication, large-m, tight-bound) it runs its experiment.toml with
 `pfmab run -o WORK/NAME.h5`, then writes into OUT/NAME/ the summary table
 (summary.csv, summary.md) and the figures (PNG) of the paper's figures it
 stands for, and prints the time each step took. The HDF5 outputs stay in
@@ -58,6 +58,15 @@ EXPERIMENTS = {
         ("fig7_regret.png", "regret", {"panels": "preset,lengths",
                                        "title": "Fig. 7: M = 40, K = 4, regret"}),
     ],
+    "tight-bound": [
+        (f"regret_over_log_T_{instance}.png", "regret-over-log",
+         {"where": f"instance={instance}", "logx": True, "logy": True, "panels": "alpha",
+          "color": "algorithm", "style": "preset",
+          "title": f"{title}: R(T) / log T against T, and the tight constant C*"})
+        for instance, title in (("synthetic_4x9", "Synthetic 4x9"),
+                                ("movielens_10x40", "MovieLens 10x40"),
+                                ("enhancement_4x9", "Enhancement instance 4x9"))
+    ],
 }
 
 
@@ -75,30 +84,51 @@ def toml_value(value):
     return repr(value)
 
 
+def toml_lines(table, prefix=""):
+    """`key = value` lines of a table's scalars and lists, nested tables as
+    dotted keys (how a [[sweep]] block gives `instance.means`)."""
+    lines = []
+    for key, value in table.items():
+        if isinstance(value, dict):
+            lines += toml_lines(value, f"{prefix}{key}.")
+        else:
+            lines.append(f"{prefix}{key} = {toml_value(value)}")
+    return lines
+
+
 def toml_text(table):
-    """A TOML rendering of an experiment (scalars and lists, one level of tables)."""
-    lines = [f"{k} = {toml_value(v)}" for k, v in table.items() if not isinstance(v, dict)]
+    """A TOML rendering of an experiment: top-level keys, its tables, then
+    its [[sweep]] blocks."""
+    top = {k: v for k, v in table.items() if not isinstance(v, (dict, list)) or
+           (isinstance(v, list) and not any(isinstance(x, dict) for x in v))}
+    lines = toml_lines(top)
     for name, sub in table.items():
         if isinstance(sub, dict):
-            lines += ["", f"[{name}]"] + [f"{k} = {toml_value(v)}" for k, v in sub.items()]
+            lines += ["", f"[{name}]"] + toml_lines(sub)
+        elif isinstance(sub, list) and any(isinstance(x, dict) for x in sub):
+            for block in sub:
+                lines += ["", f"[[{name}]]"] + toml_lines(block)
     return "\n".join(lines) + "\n"
 
 
 def reduced(source, work, replications, max_horizon):
-    """The experiment at `source` with fewer replications and capped horizons,
-    written to `work`; relative paths made absolute."""
+    """The experiment at `source` with fewer replications and capped horizons
+    (in its [[sweep]] blocks too), written to `work`; relative paths made
+    absolute."""
     with open(source, "rb") as f:
         table = tomllib.load(f)
-    if replications:
-        table["replications"] = replications
-    if max_horizon:
-        horizons = table.get("horizon", 1e6)
-        capped = sorted({min(float(h), max_horizon) for h in
-                         (horizons if isinstance(horizons, list) else [horizons])})
-        table["horizon"] = capped if len(capped) > 1 else capped[0]
-    means = table["instance"]["means"]
-    if isinstance(means, str) and not os.path.isabs(means):
-        table["instance"]["means"] = os.path.normpath(os.path.join(os.path.dirname(source), means))
+    for part in [table] + table.get("sweep", []):
+        if replications and (part is table or "replications" in part):
+            part["replications"] = replications
+        if max_horizon and (part is table or "horizon" in part):
+            horizons = part.get("horizon", 1e6)
+            capped = sorted({min(float(h), max_horizon) for h in
+                             (horizons if isinstance(horizons, list) else [horizons])})
+            part["horizon"] = capped if len(capped) > 1 else capped[0]
+        means = part.get("instance", {}).get("means")
+        if isinstance(means, str) and not os.path.isabs(means):
+            part["instance"]["means"] = os.path.normpath(
+                os.path.join(os.path.dirname(source), means))
     path = os.path.join(work, os.path.basename(os.path.dirname(source)) + ".toml")
     with open(path, "w", encoding="utf-8") as f:
         f.write(toml_text(table))

@@ -3,6 +3,7 @@
     tools/pfmab_plot.py regret  OUT.h5 [OUT.h5 ...] -o regret.png  [LAYOUT] [--no-bound]
     tools/pfmab_plot.py rewards OUT.h5 [OUT.h5 ...] -o rewards.png [--where KEY=VALUE,...]
     tools/pfmab_plot.py comm    OUT.h5 [OUT.h5 ...] -o comm.png    [LAYOUT]
+    tools/pfmab_plot.py regret-over-log OUT.h5 [OUT.h5 ...] -o ratio.png [LAYOUT]
     tools/pfmab_plot.py table   OUT.h5 [OUT.h5 ...] --csv summary.csv --md summary.md [--where ...]
     tools/pfmab_plot.py counts  OUT.h5 [OUT.h5 ...] -o counts.md [--where ...]
 
@@ -50,12 +51,21 @@ rewards: per-step expected rewards per client (local, global, mixed: the
 comm:    the mean number of client-server exchanges at T against the horizon,
          with 95% bands: one line per value of the varied keys other than the
          horizon, laid out as above (the cells need several horizons).
+regret-over-log:
+         the mean pseudo-regret at T divided by log T against the horizon,
+         with 95% bands, one line per value of the varied keys other than T
+         (the cells need several horizons), and per panel the asymptotic
+         constants a uniformly good algorithm's R(T) / log T cannot stay
+         below: C* dashed (the tight one, docs/bounds.md) and Theorem 1's c
+         dotted, in the colour of their curves if they share one; one outside
+         the data's y-limits is named in the panel.
 table:   one row per cell: its parameters (algorithm, preset, lengths, alpha,
          horizon, comm_cost, instance, schedule, and every other key that
          varies; its file if several), replications, mean regret at T and its
          95% interval, late_slope (the regret's slope over the last tenth of
          the horizon over its average slope: 1 linear, 0 converged),
-         exchanges, phases, identified, the bounds.
+         exchanges, phases, identified, the bounds (Theorem 1's c log T,
+         C* log T, Theorem 2's upper bound) and regret / (C* log T).
 counts:  one row per cell: the share of replications that ended with each
          number of exchanges (the paper's Table 2 gives one run's).
 
@@ -110,6 +120,7 @@ MAX_PANELS = 30
 STYLES = ["-", "--", "-.", (0, (5, 1, 1, 1, 1, 1))]
 MARKERS = ["o", "s", "^", "D", "v", "P", "X", "<", ">", "p"]
 BOUND_STYLE = (0, (1, 2.5))
+C_STAR_STYLE = (0, (12, 4))
 
 
 def text(value):
@@ -152,6 +163,8 @@ def load(path):
                 keys=keys,
                 no_effect=no_effect,
                 theorem1_constant=float(g.attrs["theorem1_constant"]),
+                c_star=float(g.attrs.get("c_star", math.nan)),
+                c_star_log_T=float(g.attrs.get("c_star_log_T", math.nan)),
                 theorem1_lower_bound=float(g.attrs["theorem1_lower_bound"]),
                 theorem2_upper_bound=float(g.attrs["theorem2_upper_bound"]),
                 clients=int(g.attrs["clients"]),
@@ -644,31 +657,83 @@ def plot_rewards(cells, args):
     return fig
 
 
-def plot_comm(cells, args):
+def horizon_curves(cells, args, what):
+    """The complete cells chosen and their Curves for a figure against the
+    horizon (one line per value of the varied keys other than T)."""
     cells = select(complete(cells), args.where)
     if len(distinct(cells, "horizon")) == 1:
-        raise InputError(f"comm: every cell has {describe('horizon', cells[0]['keys']['horizon'])}"
-                         f"; the exchanges against T need several horizons (at one, the table's "
-                         f"exchanges column gives them)")
-    curves = Curves(cells, args, "comm", x_key="horizon")
-    fig, axes = canvas(curves.shape, [(r, c) for r, c, _, _ in curves.panels], curves.handles,
+        raise InputError(f"{what}: every cell has "
+                         f"{describe('horizon', cells[0]['keys']['horizon'])}; a quantity "
+                         f"against T needs several horizons (at one, the table gives it)")
+    curves = Curves(cells, args, what, x_key="horizon")
+    return curves, cells
+
+
+def draw_against_horizon(curves, cells, args, ylabel, at_horizon, handles):
+    """Each line of `at_horizon`(cell) = (mean, 95% low, 95% high) against T
+    with its band; the figure and each panel's (axes, cells, y-limits)."""
+    fig, axes = canvas(curves.shape, [(r, c) for r, c, _, _ in curves.panels], handles,
                        args.title, constants(cells, curves.keys))
+    drawn = []
     for r, col, values, chosen in curves.panels:
         ax = dress(axes, (r, col), describe_all(curves.plan["panels"], values), "horizon T",
-                   "client-server exchanges by T", args)
+                   ylabel, args)
         data = []
         for line in in_order(curves.of(c) for c in chosen):
             points = sorted((c for c in chosen if curves.of(c) == line),
                             key=lambda c: c["keys"]["horizon"])
             x = [float(c["keys"]["horizon"]) for c in points]
-            s = [c["summary"]["comm_count"] for c in points]
-            mean = [v["mean"][-1] for v in s]
-            low, high = [v["ci95_low"][-1] for v in s], [v["ci95_high"][-1] for v in s]
+            mean, low, high = (list(v) for v in zip(*(at_horizon(c) for c in points)))
             pen = curves.pen(points[0])
             ax.plot(x, mean, **pen)
             ax.fill_between(x, low, high, color=pen["color"], alpha=0.2, linewidth=0)
             data += [mean, low, high]
-        limit(ax, data, args.logy)
+        drawn.append((ax, chosen, limit(ax, data, args.logy)))
+    return fig, drawn
+
+
+def plot_comm(cells, args):
+    curves, cells = horizon_curves(cells, args, "comm")
+
+    def exchanges(c):
+        s = c["summary"]["comm_count"]
+        return s["mean"][-1], s["ci95_low"][-1], s["ci95_high"][-1]
+
+    fig, _ = draw_against_horizon(curves, cells, args, "client-server exchanges by T",
+                                  exchanges, curves.handles)
+    return fig
+
+
+def plot_regret_over_log(cells, args):
+    """R(T) / log T against T, with the asymptotic constants it is measured
+    against: C* (tight, dashed) and Theorem 1's c (dotted), per panel, in the
+    colour of its curves if they share one."""
+    from matplotlib.lines import Line2D
+    curves, cells = horizon_curves(cells, args, "regret-over-log")
+
+    def per_log(c):
+        s, log_t = c["summary"]["regret"], math.log(float(c["keys"]["horizon"]))
+        return s["mean"][-1] / log_t, s["ci95_low"][-1] / log_t, s["ci95_high"][-1] / log_t
+
+    constants_drawn = (("c_star", C_STAR_STYLE, "C* (tight lower bound on R(T) / log T)"),
+                       ("theorem1_constant", BOUND_STYLE, "Theorem 1's c (looser)"))
+    handles = curves.handles + [Line2D([], [], color="0.35", linestyle=style, label=label)
+                                for _, style, label in constants_drawn]
+    fig, drawn = draw_against_horizon(curves, cells, args, "pseudo-regret / log T", per_log,
+                                      handles)
+    for ax, chosen, limits in drawn:
+        beyond = []
+        for key, style, _ in constants_drawn:
+            for value in in_order(c[key] for c in chosen if math.isfinite(c[key])):
+                shades = in_order(curves.pen(c)["color"] for c in chosen if c[key] == value)
+                ax.axhline(value, color=shades[0] if len(shades) == 1 else "0.35",
+                           linestyle=style, linewidth=1.0, gid=key)
+                if limits and not limits[0] <= value <= limits[1]:
+                    beyond.append(f"{'C*' if key == 'c_star' else 'c'} = {value:.3g}")
+        if beyond:
+            ax.text(0.02, 0.97, "outside the axes: " + ", ".join(beyond),
+                    transform=ax.transAxes, fontsize=7, va="top",
+                    bbox=dict(facecolor="white", alpha=0.8, linewidth=0))
     return fig
 
 
@@ -679,7 +744,8 @@ def plot_comm(cells, args):
 TABLE_KEYS = ["algorithm", "preset", "lengths", "alpha", "horizon", "comm_cost", "instance",
               "schedule_formula"]
 STAT_COLUMNS = ["replications", "regret", "ci95_low", "ci95_high", "late_slope", "exchanges",
-                "phases", "identified", "theorem1_lower", "theorem2_upper"]
+                "phases", "identified", "theorem1_lower", "c_star_log_T",
+                "regret_over_c_star_log_T", "theorem2_upper"]
 
 
 def column_name(key):
@@ -719,6 +785,8 @@ def table_rows(cells, keys):
             "phases": float(np.mean(c["phases"])) if c["done"] else float("nan"),
             "identified": float(np.mean(c["identified"])) if c["done"] else float("nan"),
             "theorem1_lower": c["theorem1_lower_bound"],
+            "c_star_log_T": c["c_star_log_T"],
+            "regret_over_c_star_log_T": float(r["mean"][-1]) / c["c_star_log_T"],
             "theorem2_upper": c["theorem2_upper_bound"],
         })
         rows.append(row)
@@ -739,7 +807,7 @@ def write_table(cells, csv_path=None, md_path=None, where=None):
         def cell_text(column, value):
             if column == "identified":
                 return f"{100 * value:.1f}%"
-            if column == "late_slope":
+            if column in ("late_slope", "regret_over_c_star_log_T"):
                 return f"{value:.3f}"
             if column in STAT_COLUMNS and isinstance(value, float):
                 return "nan" if math.isnan(value) else f"{value:.1f}"
@@ -770,7 +838,8 @@ def write_counts(cells, path, where=None):
 
 # --- command line --------------------------------------------------------------------
 
-FIGURES = {"regret": plot_regret, "rewards": plot_rewards, "comm": plot_comm}
+FIGURES = {"regret": plot_regret, "rewards": plot_rewards, "comm": plot_comm,
+           "regret-over-log": plot_regret_over_log}
 FIGURE_DEFAULTS = dict(where=None, panels=None, color=None, style=None, logx=False, logy=False,
                        bound=True, title=None)
 

@@ -10,6 +10,7 @@ with PFMAB_BINARY set to build/pfmab.
 """
 
 import csv
+import math
 import os
 import subprocess
 import sys
@@ -347,6 +348,30 @@ class Plots(unittest.TestCase):
             self.assertEqual(x, [500.0, 1000.0, 2000.0, 4000.0])
         self.assertEqual(sorted(ax.get_title() for ax in panels(fig)), ["C = 1", "C = 10"])
         self.refused(["comm", "horizons.h5", "--panels", "horizon"], "horizon is the x axis")
+
+    def test_regret_over_log_divides_by_log_t_and_draws_c_star_and_theorem_1(self):
+        fig = self.draw("regret-over-log", self.cells["horizons"])
+        cells = self.cells["horizons"]
+        for ax in panels(fig):
+            c_star = [line for line in ax.lines if line.get_gid() == "c_star"]
+            theorem1 = [line for line in ax.lines if line.get_gid() == "theorem1_constant"]
+            # one instance and alpha: one C* and one Theorem 1 constant per panel
+            self.assertEqual([line.get_ydata()[0] for line in c_star], [cells[0]["c_star"]])
+            self.assertEqual([line.get_ydata()[0] for line in theorem1],
+                             [cells[0]["theorem1_constant"]])
+            self.assertGreater(cells[0]["c_star"], cells[0]["theorem1_constant"])
+            for line in ax.lines:
+                if line.get_gid() in ("c_star", "theorem1_constant"):
+                    continue
+                self.assertEqual(list(line.get_xdata()), [500.0, 1000.0, 2000.0, 4000.0])
+                # each point is its cell's mean regret at T over log T
+                for x, y in zip(line.get_xdata(), line.get_ydata()):
+                    matching = [c for c in cells if c["keys"]["horizon"] == x
+                                and abs(c["summary"]["regret"]["mean"][-1] / math.log(x) - y)
+                                < 1e-12]
+                    self.assertTrue(matching, (x, y))
+        self.assertIn("C* (tight lower bound on R(T) / log T)", legend_texts(fig))
+        self.refused(["regret-over-log", "baseline.h5"], "needs several horizons")
 
     # --- tables --------------------------------------------------------------------
 

@@ -9,6 +9,7 @@ with PFMAB_BINARY set to build/pfmab.
 import csv
 import math
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -31,15 +32,15 @@ def command(*args):
 
 
 def cells_of(experiment):
-    """How many cells an experiment file sweeps: the product of its lists."""
+    """How many cells an experiment file makes, as `pfmab validate` counts
+    them ([[sweep]] blocks, keys not crossed with an algorithm), and its
+    table."""
+    done = subprocess.run([PFMAB, "validate", experiment], capture_output=True, text=True)
+    if done.returncode != 0:
+        raise AssertionError(done.stderr)
+    count = int(re.search(r"valid: (\d+) cells", done.stdout).group(1))
     with open(experiment, "rb") as f:
-        table = tomllib.load(f)
-    count = 1
-    for value in list(table.values()) + [v for t in table.values() if isinstance(t, dict)
-                                         for v in t.values()]:
-        if isinstance(value, list):
-            count *= len(value)
-    return count, table
+        return count, tomllib.load(f)
 
 
 class ReducedReproduction(unittest.TestCase):
@@ -130,16 +131,19 @@ class ReducedReproduction(unittest.TestCase):
             self.assertFalse(os.path.exists(path))
 
 
+# The experiments that stand for the paper's figures (tight-bound is not one:
+# its 580 cells, T up to 10^12, run 200 replications each, 100 the baselines).
+PAPERS = ["synthetic", "movielens", "enhancement", "communication", "large-m"]
+
+
 class CommittedExperiments(unittest.TestCase):
-    def test_are_valid_and_run_at_least_100_times_the_papers_replications(self):
+    def test_are_valid_and_the_papers_run_at_least_100_times_its_replications(self):
         for name in reproduce.EXPERIMENTS:
             with self.subTest(experiment=name):
-                experiment = os.path.join(ROOT, "results", name, "experiment.toml")
-                done = subprocess.run([PFMAB, "validate", experiment], capture_output=True,
-                                      text=True)
-                self.assertEqual(done.returncode, 0, done.stderr)
-                _, table = cells_of(experiment)
-                self.assertGreaterEqual(table["replications"], 1000)  # the paper ran 10
+                cells, table = cells_of(os.path.join(ROOT, "results", name, "experiment.toml"))
+                self.assertGreater(cells, 0)
+                if name in PAPERS:
+                    self.assertGreaterEqual(table["replications"], 1000)  # the paper ran 10
 
 
 class BadInvocations(unittest.TestCase):
