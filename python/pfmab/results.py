@@ -76,6 +76,10 @@ class Plots:
         """Exchanges at T against the horizon (cells of several horizons)."""
         return self._figure("comm", options)
 
+    def regret_over_log(self, **options):
+        """R(T) / log T against the horizon, with C* and Theorem 1's c."""
+        return self._figure("regret-over-log", options)
+
 
 class Results:
     """An output of pfmab run (docs/outputs.md) as Python reads it."""
