@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "pfmab/io/experiment.hpp"
+#include "pfmab/io/option_names.hpp"
 #include "pfmab/io/report.hpp"
 #include "pfmab/io/row_block.hpp"
 #include "pfmab/sim/cell.hpp"
@@ -77,9 +78,11 @@ class ResultsWriter {
   // rows of every cell are kept. Throws UserError, leaving the file as it
   // was, if it may not receive an output (check_output: the experiment's
   // files are the inputs), holds anything else (unless `overwrite`), or
-  // another process is writing it.
+  // another run is writing it (in this process or another); the messages
+  // name the options as `names` does.
   ResultsWriter(const std::filesystem::path& path, const Experiment& experiment,
-                std::span<const sim::Cell> cells, bool overwrite, const sim::Shard& shard = {});
+                std::span<const sim::Cell> cells, bool overwrite, const sim::Shard& shard = {},
+                const OptionNames& names = {});
   // Makes the copy of a shard in `merged` the start of a merge whose cells
   // will hold `ranges` (per cell, in order; the shard's rows are the first)
   // and continues it: the other shards' rows are then appended
