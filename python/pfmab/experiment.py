@@ -28,9 +28,9 @@ def _text(label, value):
     """One value as its flag takes it."""
     if hasattr(value, "item") and not hasattr(value, "__len__"):
         value = value.item()  # a numpy scalar
-    if isinstance(value, bool):
-        raise TypeError(f"{label}{value}: a key's value is a number, a word or a path, "
-                        "not True or False")
+    if isinstance(value, bool) or not isinstance(value, (int, float, str, os.PathLike)):
+        raise TypeError(f"{label}{value!r}: a key's value is a number, a word or a path (or a "
+                        f"list of them), not {type(value).__name__}")
     if isinstance(value, float) and value.is_integer() and abs(value) < 2.0**53:
         return str(int(value))  # 1e6 as 1000000: whole keys read it
     if isinstance(value, float) and not math.isfinite(value):
@@ -46,6 +46,10 @@ def _override(keyword, value, aliases):
     if hasattr(value, "tolist"):
         value = value.tolist()
     if key == "instance.means" and isinstance(value, (list, tuple)):
+        if not all(isinstance(row, (list, tuple)) for row in value):
+            raise TypeError(f"{label}{value!r}: the means are one CSV path or one matrix (a list "
+                            "of rows); instances sweep in the experiment (instance.means = "
+                            "[\"a.csv\", \"b.csv\"])")
         rows = ";".join(",".join(_text(label, v) for v in row) for row in value)  # inline means
         return engine().Override(key, label, rows, True)
     if isinstance(value, (list, tuple)):
@@ -81,6 +85,10 @@ def load(experiment, overrides):
     if experiment is None:
         if not overrides:
             raise ExperimentError("no experiment given (a path, a TOML text, a dict or keywords)")
+        if "instance.means" not in (aliases[k] for k in overrides):
+            # the engine's message would name the command line's flags
+            raise ExperimentError("no instance given (give means=, a CSV path or a matrix of "
+                                  "local means, or an experiment)")
         return engine().load_file(None, given)
     raise TypeError(f"an experiment is a path, a TOML text or a dict, not "
                     f"{type(experiment).__name__}")

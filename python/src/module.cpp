@@ -225,7 +225,7 @@ nlohmann::json keys_json(const io::StoredCell& cell) {
 class Output {
  public:
   explicit Output(const std::filesystem::path& path)
-      : reader_(raising(output_error, [&] { return io::ResultsReader(path); })) {}
+      : reader_(raising(output_error, [&] { return io::ResultsReader(path, keywords); })) {}
 
   std::uint64_t seed() const { return reader_.seed(); }
   std::string attribute(const std::string& name) const {

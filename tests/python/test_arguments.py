@@ -36,6 +36,11 @@ def files(folder):
     (dict(output=3), TypeError, "output must be a path (a str or a pathlib.Path), not 3 (int)"),
     (dict(progress="x"), TypeError, "progress must be None, True, False or a callable"),
     (dict(alpha=True), TypeError, "alpha=True: a key's value is a number, a word or a path"),
+    (dict(alpha=None), TypeError, "alpha=None: a key's value is a number, a word or a path"),
+    (dict(alpha=[[0.5]]), TypeError, "alpha=[0.5]: a key's value is a number, a word or a path"),
+    (dict(means=[SYNTHETIC, SYNTHETIC]), TypeError,
+     f"means={[SYNTHETIC, SYNTHETIC]!r}: the means are one CSV path or one matrix"),
+    (dict(means=[0.1, 0.2]), TypeError, "means=[0.1, 0.2]: the means are one CSV path or one"),
 ])
 def test_a_bad_argument_of_run_is_named_in_pythons_words(tmp_path, monkeypatch, given, error,
                                                          said):
@@ -47,6 +52,11 @@ def test_a_bad_argument_of_run_is_named_in_pythons_words(tmp_path, monkeypatch, 
     assert str(caught.value).startswith(said), caught.value
     assert "incompatible function arguments" not in str(caught.value)
     assert files(tmp_path) == []
+
+
+def test_keywords_without_an_instance_are_told_to_give_means():
+    with pytest.raises(pfmab.ExperimentError, match=r"^no instance given \(give means=, "):
+        pfmab.run(horizon=100, progress=False)
 
 
 def test_zero_threads_are_refused_as_the_command_line_refuses_them():

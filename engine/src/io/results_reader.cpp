@@ -33,7 +33,8 @@ ResultsReader::ResultsReader(ResultsReader&&) noexcept = default;
 ResultsReader& ResultsReader::operator=(ResultsReader&&) noexcept = default;
 ResultsReader::~ResultsReader() = default;
 
-ResultsReader::ResultsReader(const std::filesystem::path& path) : path_(path) {
+ResultsReader::ResultsReader(const std::filesystem::path& path, const OptionNames& names)
+    : path_(path) {
   h5::silence_errors();
   std::error_code ec;
   const auto type = std::filesystem::status(path, ec).type();
@@ -54,8 +55,8 @@ ResultsReader::ResultsReader(const std::filesystem::path& path) : path_(path) {
     const auto older = [&](const std::string& format) {
       return UserError(fmt::format(
           "'{}' is a pfmab output of format '{}', this pfmab reads '{}' (rerun the experiment "
-          "with --overwrite)",
-          path.string(), format, kFormat));
+          "with {})",
+          path.string(), format, kFormat, names.overwrite));
     };
     try {
       if (const auto format = h5::read_string_attribute(file_->get(), "format");

@@ -155,7 +155,7 @@ ResultsWriter::Impl::Impl(const std::filesystem::path& path, const Experiment& e
     {
       const auto existing = [&] {
         try {
-          return ResultsReader(path);
+          return ResultsReader(path, names);
         } catch (const UnreadableOutput& e) {
           throw UserError(fmt::format("{} ({})", e.what(), again));
         }

@@ -154,7 +154,8 @@ class ResultsReader {
   // (truncated, corrupt), or what it holds contradicts itself
   // (replications_done above the replications of the cell, fewer rows than
   // that, datasets of the wrong shape). Reading rows later throws the same.
-  explicit ResultsReader(const std::filesystem::path& path);
+  // The messages name the options as `names` does.
+  explicit ResultsReader(const std::filesystem::path& path, const OptionNames& names = {});
   ResultsReader(ResultsReader&&) noexcept;
   ResultsReader& operator=(ResultsReader&&) noexcept;
   ~ResultsReader();
