@@ -47,8 +47,8 @@ namespace {
 py::handle experiment_error, output_error;
 
 // pfmab.run's keywords, as the engine's messages name them.
-constexpr io::OptionNames keywords{.output = "output", .overwrite = "overwrite=True",
-                                   .shard = "shard"};
+constexpr io::OptionNames keywords{
+    .output = "output", .overwrite = "overwrite=True", .shard = "shard"};
 
 // Runs `step`, raising the Python exception its failure calls for: the
 // message exactly as the command line prints it after "pfmab: error: ".

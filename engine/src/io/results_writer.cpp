@@ -42,14 +42,18 @@ nlohmann::json without_replications(nlohmann::json canonical) {
   return canonical;
 }
 
+// What a refusal to continue an output advises, naming the options as the
+// caller does.
+std::string replace_or_choose(const OptionNames& names) {
+  return fmt::format("use {} to replace it, or choose another {}", names.overwrite, names.output);
+}
+
 // Refuses to grow what cannot grow: a shard (whose share of a larger count
 // is another set of replications), a partial merge, or a cell asked for
 // fewer replications than the output holds.
 void check_growth(const std::filesystem::path& path, const ResultsReader& existing,
-                  const Experiment& experiment, const sim::Shard& shard,
-                  const OptionNames& names) {
-  const auto again = fmt::format("use {} to replace it, or choose another {}",
-                                 names.overwrite, names.output);
+                  const Experiment& experiment, const sim::Shard& shard, const OptionNames& names) {
+  const auto again = replace_or_choose(names);
   if (!shard.whole() || !existing.shard().whole()) {
     throw UserError(fmt::format(
         "output '{}' holds shard {} of this experiment with other replication counts: a shard "
@@ -108,7 +112,7 @@ class ResultsWriter::Impl {
   CellSummary& summary_of(std::size_t cell);
   void summarize(std::size_t cell);
 
-  std::filesystem::path shown_;  // the output's name in messages
+  std::filesystem::path shown_;       // the output's name in messages
   std::optional<OutputClaim> claim_;  // released last, once the file is closed
   OutputLock lock_;
   h5::Handle file_;
@@ -148,8 +152,7 @@ ResultsWriter::Impl::Impl(const std::filesystem::path& path, const Experiment& e
   h5::silence_errors();
   const auto target = check_output(path, experiment.files, names);
   claim_.emplace(target);  // before the file is read: another run may be writing it
-  const auto again = fmt::format("use {} to replace it, or choose another {}", names.overwrite,
-                                 names.output);
+  const auto again = replace_or_choose(names);
   bool grows = false;  // the same experiment with more replications
   if (target.exists && !overwrite) {
     {
@@ -169,9 +172,8 @@ ResultsWriter::Impl::Impl(const std::filesystem::path& path, const Experiment& e
       grows = held != experiment.canonical;
       if (grows) check_growth(path, existing, experiment, shard, names);
       if (existing.shard() != shard) {
-        throw UserError(fmt::format(
-            "output '{}' holds shard {} of this experiment, not {}; {}", path.string(),
-            existing.shard().text(), shard.text(), again));
+        throw UserError(fmt::format("output '{}' holds shard {} of this experiment, not {}; {}",
+                                    path.string(), existing.shard().text(), shard.text(), again));
       }
       if (existing.partial()) {
         throw UserError(fmt::format(

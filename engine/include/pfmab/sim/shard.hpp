@@ -40,7 +40,6 @@ Shard parse_shard(std::string_view text, std::string_view option = "--shard");
 
 // Throws UserError if `shard` would leave some shard with no replications
 // (more shards than replications per cell), naming the option as `option`.
-void validate(const Shard& shard, std::uint64_t replications,
-              std::string_view option = "--shard");
+void validate(const Shard& shard, std::uint64_t replications, std::string_view option = "--shard");
 
 }  // namespace pfmab::sim
