@@ -89,6 +89,8 @@ def test_bad_arguments_of_open_series_and_figures_are_named(tmp_path):
         r.plot.regret(where={"alpha": 0.5})
     with pytest.raises(TypeError, match=r"^no figure option colour"):
         r.plot.regret(colour=1)
+    with pytest.raises(ValueError, match=r"no cell has alpha = 0.7"):
+        r.plot.regret(where="alpha=0.7")
 
 
 def test_a_path_with_an_equals_sign_is_a_path(tmp_path, monkeypatch, small_toml):
