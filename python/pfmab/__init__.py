@@ -10,10 +10,14 @@ engine of the command line, and read their results as pandas and xarray.
 docs/python.md has the whole of it.
 """
 
-from .errors import ExperimentError, OutputError
-from .experiment import Validation, bounds, validate
-from .results import Results, open  # noqa: A004
-from .running import run
+from . import _requirements
+
+_requirements.check()  # before the first module that needs numpy
+
+from .errors import ExperimentError, OutputError  # noqa: E402
+from .experiment import Validation, bounds, validate  # noqa: E402
+from .results import Results, open  # noqa: A004,E402
+from .running import run  # noqa: E402
 
 __all__ = ["ExperimentError", "OutputError", "Results", "Validation", "bounds", "open", "run",
            "validate"]

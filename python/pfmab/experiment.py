@@ -6,7 +6,7 @@ import math
 import os
 from dataclasses import dataclass, field
 
-from . import _toml
+from . import _arguments, _toml
 from ._engine import engine
 from .errors import ExperimentError
 
@@ -24,12 +24,13 @@ def _aliases():
     return names
 
 
-def _text(value):
+def _text(label, value):
     """One value as its flag takes it."""
     if hasattr(value, "item") and not hasattr(value, "__len__"):
         value = value.item()  # a numpy scalar
-    if isinstance(value, bool):
-        raise TypeError("a flag takes no true or false")
+    if isinstance(value, bool) or not isinstance(value, (int, float, str, os.PathLike)):
+        raise TypeError(f"{label}{value!r}: a key's value is a number, a word or a path (or a "
+                        f"list of them), not {type(value).__name__}")
     if isinstance(value, float) and value.is_integer() and abs(value) < 2.0**53:
         return str(int(value))  # 1e6 as 1000000: whole keys read it
     if isinstance(value, float) and not math.isfinite(value):
@@ -45,11 +46,28 @@ def _override(keyword, value, aliases):
     if hasattr(value, "tolist"):
         value = value.tolist()
     if key == "instance.means" and isinstance(value, (list, tuple)):
-        rows = ";".join(",".join(_text(v) for v in row) for row in value)  # inline means
+        if not all(isinstance(row, (list, tuple)) for row in value):
+            raise TypeError(f"{label}{value!r}: the means are one CSV path or one matrix (a list "
+                            "of rows); instances sweep in the experiment (instance.means = "
+                            "[\"a.csv\", \"b.csv\"])")
+        rows = ";".join(",".join(_text(label, v) for v in row) for row in value)  # inline means
         return engine().Override(key, label, rows, True)
     if isinstance(value, (list, tuple)):
-        return engine().Override(key, label, ",".join(_text(v) for v in value), False)
-    return engine().Override(key, label, _text(value), False)
+        return engine().Override(key, label, ",".join(_text(label, v) for v in value), False)
+    return engine().Override(key, label, _text(label, value), False)
+
+
+def _is_text(experiment):
+    """Whether a str is an experiment's TOML text rather than its file's path
+    (docs/python.md, "Running"): a str with a newline is text; one that names
+    an existing file, ends in .toml or has no "=" is a path (so that
+    "alpha=0.5/e.toml", a folder named for a parameter, is a path, and a
+    missing one says so); a one-line str with "=" is text ("horizon = 1e4")."""
+    if "\n" in experiment:
+        return True
+    if os.path.isfile(experiment) or experiment.endswith(".toml"):
+        return False
+    return "=" in experiment
 
 
 def load(experiment, overrides):
@@ -60,13 +78,17 @@ def load(experiment, overrides):
     given = [_override(k, v, aliases) for k, v in overrides.items()]
     if isinstance(experiment, dict):
         return engine().load_text(_toml.dumps(experiment), "<dict>", os.getcwd(), given)
-    if isinstance(experiment, str) and ("\n" in experiment or "=" in experiment):
+    if isinstance(experiment, str) and _is_text(experiment):
         return engine().load_text(experiment, "<text>", os.getcwd(), given)
     if isinstance(experiment, (str, os.PathLike)):
-        return engine().load_file(os.fspath(experiment), given)
+        return engine().load_file(_arguments.path("experiment", experiment), given)
     if experiment is None:
         if not overrides:
             raise ExperimentError("no experiment given (a path, a TOML text, a dict or keywords)")
+        if "instance.means" not in (aliases[k] for k in overrides):
+            # the engine's message would name the command line's flags
+            raise ExperimentError("no instance given (give means=, a CSV path or a matrix of "
+                                  "local means, or an experiment)")
         return engine().load_file(None, given)
     raise TypeError(f"an experiment is a path, a TOML text or a dict, not "
                     f"{type(experiment).__name__}")

@@ -85,8 +85,8 @@ import h5py
 import numpy as np
 
 
-class InputError(Exception):
-    pass
+class InputError(ValueError):
+    """Input the tool refuses: exit status 2, or from r.plot a ValueError."""
 
 
 # Attributes of a cell that are not parameters: its index, the instance's

@@ -10,7 +10,9 @@ import weakref
 
 import numpy as np
 
+from . import _arguments
 from ._engine import engine
+from .errors import OutputError
 
 # Rows read at a time (a replication's row is about 2.4 KB).
 _BLOCK_ROWS = 4096
@@ -18,6 +20,18 @@ _BLOCK_ROWS = 4096
 # A report's fields that repeat one of the cell's keys, and the one that
 # names something else than the key of its name.
 _RENAMED = {"schedule": "schedule_formula"}
+
+# A key's value in a cell it has no effect on (comm_cost for local-ucb), in
+# every table and coordinate, as `pfmab summary` and the plot tool show it:
+# a value, not None or NaN, which pandas' groupby (and xarray's) would drop
+# with the cell.
+NOT_APPLICABLE = "-"
+
+
+def keys_of(keys):
+    """A cell's keys (a report's "keys", null where a key has no effect on
+    the cell) as the tables show them."""
+    return {key: NOT_APPLICABLE if value is None else value for key, value in keys.items()}
 
 
 def _flatten(prefix, value, row):
@@ -39,7 +53,7 @@ def cell_frame(report):
     rows = []
     for cell in report["cells"]:
         keys = cell.get("keys", {})
-        row = dict(keys)
+        row = keys_of(keys)
         for name, value in cell.items():
             if name == "keys" or (name in keys and name not in _RENAMED):
                 continue
@@ -61,8 +75,14 @@ class Plots:
 
     def _figure(self, kind, options):
         from . import plot
+        given = plot.settings(**options)  # an unknown option is refused first
+        for name, value in options.items():
+            if name in ("logx", "logy", "bound"):
+                _arguments.flag(name, value)
+            else:
+                _arguments.text(name, value, "alpha=0.5" if name == "where" else "alpha")
         cells = plot.beside_every_value(plot.load(self._path))
-        return plot.FIGURES[kind](cells, plot.settings(**options))
+        return plot.FIGURES[kind](cells, given)
 
     def regret(self, **options):
         """Mean regret against the slot, 95% bands, Theorem 1's bound."""
@@ -85,7 +105,7 @@ class Results:
     """An output of pfmab run (docs/outputs.md) as Python reads it."""
 
     def __init__(self, path, report=None, temporary=None):
-        self.path = os.fspath(path)
+        self.path = _arguments.path("path", path, OutputError)
         self._report = report  # run --json's object, for the run that just made the file
         # a run without output= writes to a temporary folder, removed with its Results
         self._temporary = (weakref.finalize(self, shutil.rmtree, temporary, True)
@@ -131,7 +151,7 @@ class Results:
 
     @property
     def summary(self):
-        """A DataFrame, a row per cell: every key of the cell (None where it
+        """A DataFrame, a row per cell: every key of the cell ("-" where it
         has no effect), then `pfmab summary --json`'s statistics at T."""
         return cell_frame(self._report_object())
 
@@ -141,7 +161,8 @@ class Results:
         import pandas as pd
 
         cells = self._output().cells()
-        frame = pd.DataFrame([{**json.loads(c["keys"]), "replications_requested": c["requested"],
+        frame = pd.DataFrame([{**keys_of(json.loads(c["keys"])),
+                               "replications_requested": c["requested"],
                                "replications_done": c["done"]} for c in cells])
         frame.index.name = "cell"
         return frame
@@ -161,6 +182,7 @@ class Results:
         numpy array without xarray. Cells of fewer replications or
         checkpoints than others are padded with NaN."""
         widths = {column: width for column, width, _ in engine().columns()}
+        _arguments.text("name", name, "regret")
         if name not in widths:
             raise KeyError(f"no series '{name}' (there are {', '.join(widths)})")
         width = widths[name]
@@ -192,7 +214,7 @@ class Results:
         dims = ("cell", "replication") + {"checkpoints": ("checkpoint",), "clients": ("client",),
                                           "one": ()}[width]
         coords = {"cell": np.arange(len(cells)), "replication": np.arange(shape[1])}
-        keys = [json.loads(c["keys"]) for c in cells]
+        keys = [keys_of(json.loads(c["keys"])) for c in cells]
         for key in (keys[0] if keys else {}):
             coords[key] = ("cell", np.array([k[key] for k in keys], dtype=object))
         coords["replications_done"] = ("cell", np.array([c["done"] for c in cells]))
@@ -222,7 +244,7 @@ class Results:
         columns = engine().columns()
         frames = []
         for c, cell in enumerate(cells):
-            keys = json.loads(cell["keys"])
+            keys = keys_of(json.loads(cell["keys"]))
             for first, rows in self._rows(output, c, cell["done"]):
                 count = len(rows["phases"])
                 frame = {"cell": np.full(count, c), "replication": np.arange(first, first + count)}

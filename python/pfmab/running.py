@@ -5,6 +5,7 @@ import os
 import sys
 import tempfile
 
+from . import _arguments
 from ._engine import engine
 from .experiment import load
 from .results import Results
@@ -95,7 +96,14 @@ def run(experiment=None, *, output=None, threads=None, shard=None, overwrite=Fal
     finished replication is kept in the output, and the same call continues
     it. The engine runs without the GIL. Raises ExperimentError for an
     experiment or an output the command line would refuse (nothing run,
-    no file written)."""
+    no file written), TypeError for an argument of the wrong type."""
+    if output is not None:
+        output = _arguments.path("output", output)
+    threads = (_threads() if threads is None else
+               _arguments.count("threads", threads, 1, engine().max_threads()))
+    shard = _arguments.text("shard", shard, "0/4")
+    overwrite = _arguments.flag("overwrite", overwrite)
+    progress = _arguments.progress(progress)
     loaded = load(experiment, overrides)
     temporary = None
     if output is None:
@@ -103,7 +111,7 @@ def run(experiment=None, *, output=None, threads=None, shard=None, overwrite=Fal
         output = os.path.join(temporary, "results.h5")
     stderr_progress, callback, bar = _progress(progress)
     try:
-        report = engine().run(loaded, os.fspath(output), threads or _threads(), shard or "",
+        report = engine().run(loaded, output, threads, shard or "",
                               overwrite, stderr_progress, callback)
     except BaseException as e:
         if not temporary:

@@ -26,10 +26,12 @@
 #include <pybind11/stl/filesystem.h>
 
 #include "pfmab/io/experiment.hpp"
+#include "pfmab/io/option_names.hpp"
 #include "pfmab/io/parameters.hpp"
 #include "pfmab/io/progress.hpp"
 #include "pfmab/io/report.hpp"
 #include "pfmab/io/results_file.hpp"
+#include "pfmab/model/limits.hpp"
 #include "pfmab/run/run_experiment.hpp"
 #include "pfmab/run/world.hpp"
 #include "pfmab/sim/columns.hpp"
@@ -45,6 +47,10 @@ namespace {
 
 // pfmab.ExperimentError and pfmab.OutputError (imported in PYBIND11_MODULE).
 py::handle experiment_error, output_error;
+
+// pfmab.run's keywords, as the engine's messages name them.
+constexpr io::OptionNames keywords{
+    .output = "output", .overwrite = "overwrite=True", .shard = "shard"};
 
 // Runs `step`, raising the Python exception its failure calls for: the
 // message exactly as the command line prints it after "pfmab: error: ".
@@ -193,8 +199,10 @@ std::string run_experiment(const io::Experiment& experiment, const std::filesyst
   options.threads = threads;
   options.output = output;
   options.overwrite = overwrite;
+  options.names = keywords;
   if (!shard.empty()) {
-    options.shard = raising(experiment_error, [&] { return sim::parse_shard(shard); });
+    options.shard =
+        raising(experiment_error, [&] { return sim::parse_shard(shard, keywords.shard); });
   }
   std::atomic<bool> stop{false};
   options.stop = &stop;
@@ -258,7 +266,7 @@ nlohmann::json keys_json(const io::StoredCell& cell) {
 class Output {
  public:
   explicit Output(const std::filesystem::path& path)
-      : reader_(raising(output_error, [&] { return io::ResultsReader(path); })) {}
+      : reader_(raising(output_error, [&] { return io::ResultsReader(path, keywords); })) {}
 
   std::uint64_t seed() const { return reader_.seed(); }
   std::string attribute(const std::string& name) const {
@@ -389,6 +397,7 @@ PYBIND11_MODULE(_pfmab, m) {
       .def("rows", &Output::rows, py::arg("cell"), py::arg("first"), py::arg("count"))
       .def("summary_json", &Output::summary_json);
 
+  m.def("max_threads", &limits::max_threads);
   m.def("columns", &columns);
   m.def("parameters", &parameters);
   m.attr("version") = PFMAB_VERSION;

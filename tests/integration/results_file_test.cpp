@@ -566,6 +566,42 @@ TEST_F(ResultsRoundTrip, AWriterRefusesAnotherExperimentAndLeavesItAlone) {
   EXPECT_EQ(io::ResultsReader(path).seed(), 12u);
 }
 
+TEST_F(ResultsRoundTrip, ASecondWriterOfOneProcessIsRefusedBeforeItReadsTheFile) {
+  // two threads of one program (Python's) on one output: the second would
+  // read the file the first is writing as another experiment's and advise
+  // overwriting it, or share the name of the file being built
+  const auto path = dir_ / "out.h5";
+  const io::OptionNames keywords{.output = "output", .overwrite = "overwrite=True"};
+  auto other = experiment_;
+  other.seed = 12;
+  other.canonical["seed"] = 12;
+  {
+    io::ResultsWriter first(path, experiment_, cells_, false);
+    for (const bool overwrite : {false, true}) {
+      try {
+        io::ResultsWriter second(path, other, cells_, overwrite, {}, keywords);
+        ADD_FAILURE() << "a second writer of one output was opened, overwrite " << overwrite;
+      } catch (const UserError& e) {
+        EXPECT_EQ(std::string(e.what()),
+                  "output '" + path.string() +
+                      "' is being written by another run in this process (wait for it, or "
+                      "choose another output)");
+      }
+    }
+  }
+  // the claim goes with the first writer; the messages name the options as asked
+  try {
+    io::ResultsWriter second(path, other, cells_, false, {}, keywords);
+    ADD_FAILURE() << "another experiment's output was continued";
+  } catch (const UserError& e) {
+    const std::string message = e.what();
+    EXPECT_TRUE(message.ends_with("; use overwrite=True to replace it, or choose another output"))
+        << message;
+  }
+  io::ResultsWriter again(path, experiment_, cells_, false);
+  EXPECT_TRUE(again.resumed());
+}
+
 // ---------------------------------------------------------------------------
 // 2. SIGKILL at several points, then the same command: bit-identical
 

@@ -45,7 +45,7 @@ def test_the_summary_is_summary_json_field_by_field(output):
                 assert got == value, (c, column, got, value)
 
         for key, value in cell["keys"].items():
-            same(key, value)
+            same(key, "-" if value is None else value)  # a key without effect
             compared += 1
         for name, value in cell.items():
             if name == "keys" or (name in cell["keys"] and name != "schedule"):

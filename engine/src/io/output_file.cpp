@@ -6,6 +6,8 @@
 #include <cerrno>
 #include <charconv>
 #include <cstring>
+#include <mutex>
+#include <set>
 #include <string>
 #include <system_error>
 #include <vector>
@@ -59,9 +61,11 @@ void remove_abandoned(const fs::path& dir, const std::string& prefix) {
 
 }  // namespace
 
-OutputTarget check_output(const fs::path& given, std::span<const fs::path> inputs) {
+OutputTarget check_output(const fs::path& given, std::span<const fs::path> inputs,
+                          const OptionNames& names) {
   const auto refuse = [&](const std::string& why) {
-    return UserError(fmt::format("output '{}' {}; choose another -o", given.string(), why));
+    return UserError(
+        fmt::format("output '{}' {}; choose another {}", given.string(), why, names.output));
   };
   std::error_code ec;
   const bool link = fs::is_symlink(fs::symlink_status(given, ec));
@@ -72,7 +76,7 @@ OutputTarget check_output(const fs::path& given, std::span<const fs::path> input
   const auto linked =
       link ? fmt::format("is a symbolic link to '{}', which ", fs::read_symlink(given, ec).string())
            : std::string("");
-  OutputTarget target{given, given, false};
+  OutputTarget target{given, given, false, names};
   switch (status.type()) {
     case fs::file_type::not_found: {
       if (link) throw refuse(linked + "does not exist: pfmab creates no file through a link");
@@ -101,7 +105,34 @@ OutputTarget check_output(const fs::path& given, std::span<const fs::path> input
   return target;
 }
 
-OutputLock::OutputLock(const fs::path& path) : fd_(::open(path.c_str(), O_RDWR | O_CLOEXEC)) {
+namespace {
+
+// The outputs the writers of this process hold (OutputClaim).
+std::mutex claims_mutex;
+std::set<fs::path> claimed;
+
+}  // namespace
+
+OutputClaim::OutputClaim(const OutputTarget& target) {
+  std::error_code ec;
+  file_ = fs::weakly_canonical(fs::absolute(target.file, ec), ec);
+  if (ec) file_ = fs::absolute(target.file).lexically_normal();
+  const std::lock_guard lock(claims_mutex);
+  if (!claimed.insert(file_).second) {
+    throw UserError(fmt::format(
+        "output '{}' is being written by another run in this process (wait for it, or choose "
+        "another {})",
+        target.shown.string(), target.names.output));
+  }
+}
+
+OutputClaim::~OutputClaim() {
+  const std::lock_guard lock(claims_mutex);
+  claimed.erase(file_);
+}
+
+OutputLock::OutputLock(const fs::path& path, const OptionNames& names)
+    : fd_(::open(path.c_str(), O_RDWR | O_CLOEXEC)) {
   if (fd_ < 0) {
     throw UserError(fmt::format("cannot open output '{}' for writing ({})", path.string(),
                                 std::strerror(errno)));
@@ -112,8 +143,8 @@ OutputLock::OutputLock(const fs::path& path) : fd_(::open(path.c_str(), O_RDWR |
   if (::fcntl(fd_, F_OFD_SETLK, &lock) != 0) {
     ::close(std::exchange(fd_, -1));
     throw UserError(fmt::format(
-        "output '{}' is being written by another pfmab process (wait for it, or choose another -o)",
-        path.string()));
+        "output '{}' is being written by another pfmab process (wait for it, or choose another {})",
+        path.string(), names.output));
   }
 }
 
@@ -130,7 +161,7 @@ OutputLock::~OutputLock() {
 }
 
 NewOutput::NewOutput(OutputTarget target) : target_(std::move(target)) {
-  if (target_.exists) replaced_ = OutputLock(target_.file);
+  if (target_.exists) replaced_ = OutputLock(target_.file, target_.names);
   const auto prefix =
       fmt::format(".{}.pfmab-new-{}-", target_.file.filename().string(), host_name());
   const auto dir = directory_of(target_.file);
@@ -148,7 +179,7 @@ NewOutput::NewOutput(OutputTarget target) : target_(std::move(target)) {
   }
   ::close(fd);
   try {
-    lock_ = OutputLock(path_);
+    lock_ = OutputLock(path_, target_.names);
   } catch (...) {
     ::unlink(path_.c_str());
     throw;

@@ -4,6 +4,8 @@
 #include <span>
 #include <utility>
 
+#include "pfmab/io/option_names.hpp"
+
 namespace pfmab::io {
 
 // Where an output goes, once checked (check_output).
@@ -11,6 +13,7 @@ struct OutputTarget {
   std::filesystem::path shown;  // as the user gave it: what messages name
   std::filesystem::path file;   // what is written (a symbolic link's target)
   bool exists = false;          // a regular file is there: continued or replaced
+  OptionNames names;            // how messages name the options
 };
 
 // Checks that `given` may receive the output of a command whose inputs are
@@ -20,9 +23,29 @@ struct OutputTarget {
 // and a dangling link is refused (pfmab creates no file through a link).
 // Never a directory, device, FIFO or socket, and never one of `inputs`,
 // compared as files (device and inode: another name or a hard link of an
-// input is still that input). Throws UserError naming `given` and why.
+// input is still that input). Throws UserError naming `given` and why, and
+// the options as `names` does.
 OutputTarget check_output(const std::filesystem::path& given,
-                          std::span<const std::filesystem::path> inputs);
+                          std::span<const std::filesystem::path> inputs,
+                          const OptionNames& names = {});
+
+// A writer's claim on an output within this process, held while this object
+// lives. OutputLock keeps other processes out, but two writers of one process
+// (two threads of a Python program) would share the name of the file being
+// built (NewOutput's, named for the process) and one would read the file the
+// other writes as a foreign output; the second claim is refused instead,
+// before the file is read or touched.
+class OutputClaim {
+ public:
+  // Throws UserError if a writer of this process holds `target`'s file.
+  explicit OutputClaim(const OutputTarget& target);
+  OutputClaim(const OutputClaim&) = delete;
+  OutputClaim& operator=(const OutputClaim&) = delete;
+  ~OutputClaim();
+
+ private:
+  std::filesystem::path file_;  // absolute, its folders' links resolved
+};
 
 // An exclusive lock on an output file, held while this object lives. An OFD
 // fcntl lock: HDF5's own flock-based locking, which readers use, is
@@ -30,8 +53,9 @@ OutputTarget check_output(const std::filesystem::path& given,
 class OutputLock {
  public:
   OutputLock() = default;
-  // Throws UserError if another process holds it.
-  explicit OutputLock(const std::filesystem::path& path);
+  // Throws UserError if another process holds it, naming the output option
+  // as `names` does.
+  explicit OutputLock(const std::filesystem::path& path, const OptionNames& names = {});
   OutputLock(OutputLock&& other) noexcept : fd_(std::exchange(other.fd_, -1)) {}
   OutputLock& operator=(OutputLock&& other) noexcept;
   OutputLock(const OutputLock&) = delete;

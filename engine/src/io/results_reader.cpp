@@ -50,7 +50,8 @@ ResultsReader::ResultsReader(ResultsReader&&) noexcept = default;
 ResultsReader& ResultsReader::operator=(ResultsReader&&) noexcept = default;
 ResultsReader::~ResultsReader() = default;
 
-ResultsReader::ResultsReader(const std::filesystem::path& path) : path_(path) {
+ResultsReader::ResultsReader(const std::filesystem::path& path, const OptionNames& names)
+    : path_(path) {
   h5::silence_errors();
   std::error_code ec;
   const auto type = std::filesystem::status(path, ec).type();
@@ -77,8 +78,8 @@ ResultsReader::ResultsReader(const std::filesystem::path& path) : path_(path) {
       throw UserError(fmt::format(
           "'{}' has a variable-length format attribute, as pfmab-results-4 and earlier wrote "
           "it (or another program, such as h5py); this pfmab reads '{}' (rerun the experiment "
-          "with --overwrite)",
-          path.string(), kFormat));
+          "with {})",
+          path.string(), kFormat, names.overwrite));
     }
     if (format != kFormat) {
       const auto shown = excerpt(format, 60);
@@ -89,8 +90,8 @@ ResultsReader::ResultsReader(const std::filesystem::path& path) : path_(path) {
                             "attribute)",
                             path.string(), shown, kFormat)
               : fmt::format("'{}' is a pfmab output of format '{}', this pfmab reads '{}' "
-                            "(rerun the experiment with --overwrite)",
-                            path.string(), shown, kFormat));
+                            "(rerun the experiment with {})",
+                            path.string(), shown, kFormat, names.overwrite));
     }
     try {
       shard_ = sim::parse_shard(attribute("shard"));

@@ -43,12 +43,18 @@ nlohmann::json without_replications(nlohmann::json canonical) {
   return canonical;
 }
 
+// What a refusal to continue an output advises, naming the options as the
+// caller does.
+std::string replace_or_choose(const OptionNames& names) {
+  return fmt::format("use {} to replace it, or choose another {}", names.overwrite, names.output);
+}
+
 // Refuses to grow what cannot grow: a shard (whose share of a larger count
 // is another set of replications), a partial merge, or a cell asked for
 // fewer replications than the output holds.
 void check_growth(const std::filesystem::path& path, const ResultsReader& existing,
-                  const Experiment& experiment, const sim::Shard& shard) {
-  const auto again = "use --overwrite to replace it, or choose another -o";
+                  const Experiment& experiment, const sim::Shard& shard, const OptionNames& names) {
+  const auto again = replace_or_choose(names);
   if (!shard.whole() || !existing.shard().whole()) {
     throw UserError(fmt::format(
         "output '{}' holds shard {} of this experiment with other replication counts: a shard "
@@ -73,7 +79,7 @@ class ResultsWriter::Impl {
  public:
   Impl(const std::filesystem::path& path, const Experiment& experiment,
        std::span<const sim::Cell> cells, bool overwrite, const sim::Shard& shard,
-       const StopToken& stop);
+       const OptionNames& names, const StopToken& stop);
   Impl(const NewOutput& merged, std::span<const std::vector<sim::ReplicationRange>> ranges,
        const std::string& merged_from);
   ~Impl();
@@ -107,7 +113,8 @@ class ResultsWriter::Impl {
   CellSummary& summary_of(std::size_t cell);
   void summarize(std::size_t cell);
 
-  std::filesystem::path shown_;  // the output's name in messages
+  std::filesystem::path shown_;       // the output's name in messages
+  std::optional<OutputClaim> claim_;  // released last, once the file is closed
   OutputLock lock_;
   h5::Handle file_;
   std::vector<std::string> groups_;       // cells/NNNN
@@ -141,44 +148,42 @@ void ResultsWriter::Impl::writing(Step&& step) {
 
 ResultsWriter::Impl::Impl(const std::filesystem::path& path, const Experiment& experiment,
                           std::span<const sim::Cell> cells, bool overwrite, const sim::Shard& shard,
-                          const StopToken& stop)
+                          const OptionNames& names, const StopToken& stop)
     : shown_(path) {
   h5::silence_errors();
-  const auto target = check_output(path, experiment.files);
+  const auto target = check_output(path, experiment.files, names);
+  claim_.emplace(target);  // before the file is read: another run may be writing it
+  const auto again = replace_or_choose(names);
   bool grows = false;  // the same experiment with more replications
   if (target.exists && !overwrite) {
     {
       const auto existing = [&] {
         try {
-          return ResultsReader(path);
+          return ResultsReader(path, names);
         } catch (const UnreadableOutput& e) {
-          throw UserError(
-              fmt::format("{} (use --overwrite to replace it, or choose another -o)", e.what()));
+          throw UserError(fmt::format("{} ({})", e.what(), again));
         }
       }();
       const auto held = nlohmann::json::parse(existing.attribute("experiment_canonical"));
       if (without_replications(held) != without_replications(experiment.canonical)) {
         throw UserError(fmt::format(
-            "output '{}' holds the results of a different experiment (from {}, created {}); use "
-            "--overwrite to replace it, or choose another -o",
-            path.string(), existing.attribute("source"), existing.attribute("created")));
+            "output '{}' holds the results of a different experiment (from {}, created {}); {}",
+            path.string(), existing.attribute("source"), existing.attribute("created"), again));
       }
       grows = held != experiment.canonical;
-      if (grows) check_growth(path, existing, experiment, shard);
+      if (grows) check_growth(path, existing, experiment, shard, names);
       if (existing.shard() != shard) {
-        throw UserError(fmt::format(
-            "output '{}' holds shard {} of this experiment, not {}; use --overwrite to replace "
-            "it, or choose another -o",
-            path.string(), existing.shard().text(), shard.text()));
+        throw UserError(fmt::format("output '{}' holds shard {} of this experiment, not {}; {}",
+                                    path.string(), existing.shard().text(), shard.text(), again));
       }
       if (existing.partial()) {
         throw UserError(fmt::format(
             "output '{}' is a partial merge of this experiment's shards and cannot be continued; "
-            "merge all the shards again, or use --overwrite",
-            path.string()));
+            "merge all the shards again, or use {}",
+            path.string(), names.overwrite));
       }
     }  // closed before it is reopened for writing
-    lock_ = OutputLock(path);
+    lock_ = OutputLock(path, names);
     if (grows) {
       writing([&] { grow_output(path, experiment); });
     }
@@ -346,8 +351,9 @@ void ResultsWriter::Impl::write_summaries() {
 
 ResultsWriter::ResultsWriter(const std::filesystem::path& path, const Experiment& experiment,
                              std::span<const sim::Cell> cells, bool overwrite,
-                             const sim::Shard& shard, const StopToken& stop)
-    : impl_(std::make_unique<Impl>(path, experiment, cells, overwrite, shard, stop)) {}
+                             const sim::Shard& shard, const OptionNames& names,
+                             const StopToken& stop)
+    : impl_(std::make_unique<Impl>(path, experiment, cells, overwrite, shard, names, stop)) {}
 
 ResultsWriter::ResultsWriter(const NewOutput& merged,
                              std::span<const std::vector<sim::ReplicationRange>> ranges,

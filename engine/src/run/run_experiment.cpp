@@ -123,7 +123,7 @@ Outcome run_experiment(const io::Experiment& experiment, const Options& options,
   world.on_every_rank([&] {
     sim::validate(run);  // before any output file is touched
     for (std::size_t c = 0; c < cells.size(); ++c) {
-      sim::validate(options.shard, experiment.replications(c));
+      sim::validate(options.shard, experiment.replications(c), options.names.shard);
     }
   });
   for (std::size_t c = 0; c < cells.size(); ++c) {
@@ -146,7 +146,8 @@ Outcome run_experiment(const io::Experiment& experiment, const Options& options,
     }
     if (options.output.empty()) return;
     const auto start = Clock::now();
-    writer.emplace(options.output, experiment, cells, options.overwrite, options.shard, stop);
+    writer.emplace(options.output, experiment, cells, options.overwrite, options.shard,
+                   options.names, stop);
     for (std::size_t c = 0; c < cells.size(); ++c) run.ranges[c].first += writer->done(c);
     outcome.timings.open = seconds_since(start);
   });

@@ -30,12 +30,12 @@ ReplicationRange Shard::range(std::uint64_t replications) const {
 
 std::string Shard::text() const { return fmt::format("{}/{}", index, count); }
 
-Shard parse_shard(std::string_view text) {
+Shard parse_shard(std::string_view text, std::string_view option) {
   const auto slash = text.find('/');
   const auto bad = [&] {
-    return UserError(fmt::format(
-        "--shard '{}' is not I/N with 0 <= I < N (e.g. 0/4 to 3/4 for four shards)",
-        excerpt(text)));
+    return UserError(
+        fmt::format("{} '{}' is not I/N with 0 <= I < N (e.g. 0/4 to 3/4 for four shards)", option,
+                    excerpt(text)));
   };
   if (slash == std::string_view::npos) throw bad();
   Shard shard;
@@ -49,12 +49,12 @@ Shard parse_shard(std::string_view text) {
   return shard;
 }
 
-void validate(const Shard& shard, std::uint64_t replications) {
+void validate(const Shard& shard, std::uint64_t replications, std::string_view option) {
   if (shard.count > replications) {
-    throw UserError(fmt::format(
-        "--shard {}: {} shards of {} replications per cell would leave shards empty (use at "
-        "most {} shards)",
-        shard.text(), shard.count, replications, replications));
+    throw UserError(
+        fmt::format("{} {}: {} shards of {} replications per cell would leave shards empty (use at "
+                    "most {} shards)",
+                    option, shard.text(), shard.count, replications, replications));
   }
 }
 

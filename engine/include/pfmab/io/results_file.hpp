@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "pfmab/io/experiment.hpp"
+#include "pfmab/io/option_names.hpp"
 #include "pfmab/io/report.hpp"
 #include "pfmab/io/row_block.hpp"
 #include "pfmab/sim/cell.hpp"
@@ -78,11 +79,12 @@ class ResultsWriter {
   // rows of every cell are kept. Throws UserError, leaving the file as it
   // was, if it may not receive an output (check_output: the experiment's
   // files are the inputs), holds anything else (unless `overwrite`), or
-  // another process is writing it. Polls `stop` while it creates the file
-  // (throwing Interrupted, leaving no file behind).
+  // another run is writing it (in this process or another); the messages
+  // name the options as `names` does. Polls `stop` while it creates the
+  // file (throwing Interrupted, leaving no file behind).
   ResultsWriter(const std::filesystem::path& path, const Experiment& experiment,
                 std::span<const sim::Cell> cells, bool overwrite, const sim::Shard& shard = {},
-                const StopToken& stop = {});
+                const OptionNames& names = {}, const StopToken& stop = {});
   // Makes the copy of a shard in `merged` the start of a merge whose cells
   // will hold `ranges` (per cell, in order; the shard's rows are the first)
   // and continues it: the other shards' rows are then appended
@@ -154,7 +156,8 @@ class ResultsReader {
   // (truncated, corrupt), or what it holds contradicts itself
   // (replications_done above the replications of the cell, fewer rows than
   // that, datasets of the wrong shape). Reading rows later throws the same.
-  explicit ResultsReader(const std::filesystem::path& path);
+  // The messages name the options as `names` does.
+  explicit ResultsReader(const std::filesystem::path& path, const OptionNames& names = {});
   ResultsReader(ResultsReader&&) noexcept;
   ResultsReader& operator=(ResultsReader&&) noexcept;
   ~ResultsReader();

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "pfmab/io/experiment.hpp"
+#include "pfmab/io/option_names.hpp"
 #include "pfmab/io/progress.hpp"
 #include "pfmab/io/report.hpp"
 #include "pfmab/run/world.hpp"
@@ -29,6 +30,8 @@ struct Options {
   // continued, one of another replaced only if `overwrite`.
   std::filesystem::path output;
   bool overwrite = false;
+  // How messages name the shard, output and overwrite options.
+  io::OptionNames names;
   // How the leader shows its progress on stderr: also whether it says, on
   // continuing an output, how many replications are already there.
   io::ProgressStyle progress = io::ProgressStyle::none;

@@ -34,11 +34,12 @@ struct Shard {
   bool operator==(const Shard&) const = default;
 };
 
-// "I/N" with 0 <= I < N; throws UserError naming `text` otherwise.
-Shard parse_shard(std::string_view text);
+// "I/N" with 0 <= I < N; throws UserError naming `text` otherwise, and the
+// option as `option` (io::OptionNames::shard).
+Shard parse_shard(std::string_view text, std::string_view option = "--shard");
 
 // Throws UserError if `shard` would leave some shard with no replications
-// (more shards than replications per cell).
-void validate(const Shard& shard, std::uint64_t replications);
+// (more shards than replications per cell), naming the option as `option`.
+void validate(const Shard& shard, std::uint64_t replications, std::string_view option = "--shard");
 
 }  // namespace pfmab::sim
