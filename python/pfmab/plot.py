@@ -4,11 +4,17 @@
     tools/pfmab_plot.py rewards OUT.h5 [OUT.h5 ...] -o rewards.png [--where KEY=VALUE,...]
     tools/pfmab_plot.py comm    OUT.h5 [OUT.h5 ...] -o comm.png    [LAYOUT]
     tools/pfmab_plot.py regret-over-log OUT.h5 [OUT.h5 ...] -o ratio.png [LAYOUT]
+    tools/pfmab_plot.py regret-over-c-star OUT.h5 [OUT.h5 ...] -o ratio.png [LAYOUT]
     tools/pfmab_plot.py table   OUT.h5 [OUT.h5 ...] --csv summary.csv --md summary.md [--where ...]
     tools/pfmab_plot.py counts  OUT.h5 [OUT.h5 ...] -o counts.md [--where ...]
 
     LAYOUT: [--where KEY=VALUE,...] [--panels KEY[,KEY]] [--color KEY] [--style KEY]
     every figure also takes --logx, --logy and --title TEXT
+
+Outputs. A figure is written in the format its name's extension says (.png,
+.pdf, .svg, or any other matplotlib writes), a table's --csv is .csv and
+its --md .md, counts .md: a name of another kind (counts -o p.png, regret
+-o r.md) is refused before anything is read or written.
 
 Keys. Every cell of an output has one attribute per parameter (algorithm,
 preset, alpha, comm_cost, horizon, instance, schedule_formula, mode, ...;
@@ -21,8 +27,10 @@ own where the other decides it (algorithm_alpha follows alpha, c_B the
 preset, q the S given; a baseline records its mode and no schedule whatever
 was asked; the schedule's name is in f(p)), nor is `file` unless two files
 hold the same cells. Labels name every key: "T = 1e+06", "C = 10",
-"alpha = 0.5", "instance = movielens_10x40" (the means file's name without
-folder and .csv), "f(p) = 2^p log T".
+"alpha = 0.5", "instance = movielens_10x40", "f(p) = 2^p log T". An
+instance is named as pfmab's summaries and export name it: its means file's
+name without folder and extension, or, where two files of one output share
+that name, its path as given (instance_names).
 
 Layout. By default the algorithm colours the curves (with one algorithm,
 the varied key with the most values) and the other keys make panels, a grid
@@ -37,7 +45,9 @@ and 30 panels; beyond that the tool stops and names the keys that vary, to
 split them with --panels or choose cells with --where:
 `--where algorithm=pf-ucb,comm_cost=1` keeps the cells with those values (a
 key given twice: either value; numbers compare as numbers, the instance by
-its shown name or its path). One legend per figure, under the panels.
+its name or its path as given). One legend per figure, under the panels; a
+constant drawn across the panels (C*, c, the ratio's 1) has one pen, the
+same in the legend, whose handles are long enough to show its dashes.
 
 regret:  mean pseudo-regret against the slot, with its 95% confidence band,
          one curve per cell, and Theorem 1's lower bound c log t dotted, in the
@@ -57,8 +67,16 @@ regret-over-log:
          (the cells need several horizons), and per panel the asymptotic
          constants a uniformly good algorithm's R(T) / log T cannot stay
          below: C* dashed (the tight one, docs/bounds.md) and Theorem 1's c
-         dotted, in the colour of their curves if they share one; one outside
-         the data's y-limits is named in the panel.
+         dotted, grey as in the legend; a panel with several values of one
+         labels each with its value, in the colour of its curves if they
+         share one; one outside the data's y-limits is named in the panel.
+regret-over-c-star:
+         the mean pseudo-regret at T divided by C* log T against the horizon
+         (the summary's regret_over_c_star_log_T), with 95% bands, laid out
+         as regret-over-log, and a line at 1 (R(T) = C* log T) in C*'s pen:
+         how far each algorithm is from the least regret any uniformly good
+         one can have, asymptotically. Cells whose C* is n/a (Bernoulli
+         rewards) are left out, and the subtitle says how many and why.
 table:   one row per cell: its parameters (algorithm, preset, lengths, alpha,
          horizon, comm_cost, instance, schedule, and every other key that
          varies; its file if several), replications, mean regret at T and its
@@ -971,7 +989,8 @@ def parser():
     for what in FIGURES:
         p = sub.add_parser(what)
         p.add_argument("files", nargs="+", metavar="OUT.h5")
-        p.add_argument("-o", "--output", required=True, help="the figure (PNG)")
+        p.add_argument("-o", "--output", required=True,
+                       help="the figure, in the format of its extension (.png, .pdf, .svg, ...)")
         p.add_argument("--where", help=where_help)
         if what != "rewards":
             p.add_argument("--panels", help="keys, comma-separated, whose values split panels "
@@ -988,12 +1007,12 @@ def parser():
         p.add_argument("--title")
     p = sub.add_parser("table")
     p.add_argument("files", nargs="+", metavar="OUT.h5")
-    p.add_argument("--csv")
-    p.add_argument("--md")
+    p.add_argument("--csv", help="the table as CSV (.csv)")
+    p.add_argument("--md", help="the table as Markdown (.md)")
     p.add_argument("--where", help=where_help)
     p = sub.add_parser("counts")
     p.add_argument("files", nargs="+", metavar="OUT.h5")
-    p.add_argument("-o", "--output", required=True, help="the table (Markdown)")
+    p.add_argument("-o", "--output", required=True, help="the table (Markdown, .md)")
     p.add_argument("--where", help=where_help)
     return top
 
