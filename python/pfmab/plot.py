@@ -831,8 +831,8 @@ def plot_regret_over_c_star(cells, args):
     """R(T) / (C* log T) against T, with its 95% band, and a line at 1 in
     C*'s pen: how far each algorithm is from the least regret a uniformly
     good algorithm can have (C* log T, asymptotically). Cells whose C* is n/a
-    (Bernoulli rewards, docs/bounds.md) are left out, and the subtitle says
-    how many."""
+    (Bernoulli rewards, docs/bounds.md) or infinite (a tied best arm) are
+    left out, and the subtitle says how many and why."""
     from matplotlib.lines import Line2D
 
     def has_c_star(c):
@@ -851,7 +851,9 @@ def plot_regret_over_c_star(cells, args):
     handles = curves.handles + [Line2D([], [], linestyle=C_STAR_STYLE, label="1: R(T) = C* log T",
                                        **CONSTANT_PEN)]
     # the notes' first clauses: "C* is solved for Gaussian rewards only"
-    why = in_order(c["c_star_note"].split(":")[0] or "no value" for c in left_out)
+    why = in_order(c["c_star_note"].split(":")[0]
+                   or ("C* is infinite" if math.isinf(c["c_star_log_T"]) else "C* is n/a")
+                   for c in left_out)
     note = (f"{len(left_out)} cell{'s' if len(left_out) > 1 else ''} without a C* left out "
             f"({'; '.join(why)})" if left_out else "")
     fig, drawn = draw_against_horizon(curves, cells, args, "pseudo-regret / (C* log T)", ratio,

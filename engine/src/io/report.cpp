@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -75,14 +76,12 @@ std::vector<std::string> instance_names(std::span<const std::string> given) {
   const auto stem = [](const std::string& path) {
     return std::filesystem::path(path).stem().string();
   };
-  std::map<std::string, std::string> first_with;  // stem -> the first path of it
-  std::map<std::string, bool> shared;             // stem -> whether two paths have it
-  for (const auto& path : given) {
-    const auto [at, fresh] = first_with.emplace(stem(path), path);
-    shared[at->first] = shared[at->first] || (!fresh && at->second != path);
-  }
+  std::map<std::string, std::set<std::string>> paths_of;  // stem -> the paths of that name
+  for (const auto& path : given) paths_of[stem(path)].insert(path);
   std::vector<std::string> names;
-  for (const auto& path : given) names.push_back(shared[stem(path)] ? path : stem(path));
+  for (const auto& path : given) {
+    names.push_back(paths_of[stem(path)].size() > 1 ? path : stem(path));
+  }
   return names;
 }
 
