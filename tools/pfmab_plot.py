@@ -4,7 +4,8 @@ pfmab.plot (python/pfmab/plot.py, which says what each draws), for use
 without installing the package.
 
     tools/pfmab_plot.py regret OUT.h5 [OUT.h5 ...] -o regret.png [LAYOUT] [--no-bound]
-    tools/pfmab_plot.py {rewards,comm,table,counts} ...   (--help for each)
+    tools/pfmab_plot.py {rewards,comm,regret-over-log,regret-over-c-star,table,counts} ...
+                        (--help for each)
 """
 
 import os

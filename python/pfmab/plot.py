@@ -4,11 +4,17 @@
     tools/pfmab_plot.py rewards OUT.h5 [OUT.h5 ...] -o rewards.png [--where KEY=VALUE,...]
     tools/pfmab_plot.py comm    OUT.h5 [OUT.h5 ...] -o comm.png    [LAYOUT]
     tools/pfmab_plot.py regret-over-log OUT.h5 [OUT.h5 ...] -o ratio.png [LAYOUT]
+    tools/pfmab_plot.py regret-over-c-star OUT.h5 [OUT.h5 ...] -o ratio.png [LAYOUT]
     tools/pfmab_plot.py table   OUT.h5 [OUT.h5 ...] --csv summary.csv --md summary.md [--where ...]
     tools/pfmab_plot.py counts  OUT.h5 [OUT.h5 ...] -o counts.md [--where ...]
 
     LAYOUT: [--where KEY=VALUE,...] [--panels KEY[,KEY]] [--color KEY] [--style KEY]
     every figure also takes --logx, --logy and --title TEXT
+
+Outputs. A figure is written in the format its name's extension says (.png,
+.pdf, .svg, or any other matplotlib writes), a table's --csv is .csv and
+its --md .md, counts .md: a name of another kind (counts -o p.png, regret
+-o r.md) is refused before anything is read or written.
 
 Keys. Every cell of an output has one attribute per parameter (algorithm,
 preset, alpha, comm_cost, horizon, instance, schedule_formula, mode, ...;
@@ -21,8 +27,10 @@ own where the other decides it (algorithm_alpha follows alpha, c_B the
 preset, q the S given; a baseline records its mode and no schedule whatever
 was asked; the schedule's name is in f(p)), nor is `file` unless two files
 hold the same cells. Labels name every key: "T = 1e+06", "C = 10",
-"alpha = 0.5", "instance = movielens_10x40" (the means file's name without
-folder and .csv), "f(p) = 2^p log T".
+"alpha = 0.5", "instance = movielens_10x40", "f(p) = 2^p log T". An
+instance is named as pfmab's summaries and export name it: its means file's
+name without folder and extension, or, where two files of one output share
+that name, its path as given (instance_names).
 
 Layout. By default the algorithm colours the curves (with one algorithm,
 the varied key with the most values) and the other keys make panels, a grid
@@ -37,7 +45,9 @@ and 30 panels; beyond that the tool stops and names the keys that vary, to
 split them with --panels or choose cells with --where:
 `--where algorithm=pf-ucb,comm_cost=1` keeps the cells with those values (a
 key given twice: either value; numbers compare as numbers, the instance by
-its shown name or its path). One legend per figure, under the panels.
+its name or its path as given). One legend per figure, under the panels; a
+constant drawn across the panels (C*, c, the ratio's 1) has one pen, the
+same in the legend, whose handles are long enough to show its dashes.
 
 regret:  mean pseudo-regret against the slot, with its 95% confidence band,
          one curve per cell, and Theorem 1's lower bound c log t dotted, in the
@@ -57,8 +67,16 @@ regret-over-log:
          (the cells need several horizons), and per panel the asymptotic
          constants a uniformly good algorithm's R(T) / log T cannot stay
          below: C* dashed (the tight one, docs/bounds.md) and Theorem 1's c
-         dotted, in the colour of their curves if they share one; one outside
-         the data's y-limits is named in the panel.
+         dotted, grey as in the legend; a panel with several values of one
+         labels each with its value, in the colour of its curves if they
+         share one; one outside the data's y-limits is named in the panel.
+regret-over-c-star:
+         the mean pseudo-regret at T divided by C* log T against the horizon
+         (the summary's regret_over_c_star_log_T), with 95% bands, laid out
+         as regret-over-log, and a line at 1 (R(T) = C* log T) in C*'s pen:
+         how far each algorithm is from the least regret any uniformly good
+         one can have, asymptotically. Cells whose C* is n/a (Bernoulli
+         rewards) are left out, and the subtitle says how many and why.
 table:   one row per cell: its parameters (algorithm, preset, lengths, alpha,
          horizon, comm_cost, instance, schedule, and every other key that
          varies; its file if several), replications, mean regret at T and its
@@ -121,6 +139,12 @@ STYLES = ["-", "--", "-.", (0, (5, 1, 1, 1, 1, 1))]
 MARKERS = ["o", "s", "^", "D", "v", "P", "X", "<", ">", "p"]
 BOUND_STYLE = (0, (1, 2.5))
 C_STAR_STYLE = (0, (12, 4))
+# The pen of a constant drawn across a panel against T (C*, Theorem 1's c,
+# the ratio's 1), the same in the legend as in the panels: dashes scale with
+# the line's width, so a legend handle of matplotlib's default width showed
+# C*'s dashes as a solid line.
+CONSTANT_PEN = dict(color="0.35", linewidth=1.0)
+LEGEND_FONT = 8  # points
 
 
 def text(value):
@@ -161,9 +185,11 @@ def load(path):
             cells.append(dict(
                 name=name,
                 keys=keys,
+                instance_path=keys["instance"],  # as given; keys name it (instance_names)
                 no_effect=no_effect,
                 theorem1_constant=float(g.attrs["theorem1_constant"]),
                 c_star=float(g.attrs.get("c_star", math.nan)),
+                c_star_note=text(g.attrs.get("c_star_note", "")),
                 c_star_log_T=float(g.attrs.get("c_star_log_T", math.nan)),
                 theorem1_lower_bound=float(g.attrs["theorem1_lower_bound"]),
                 theorem2_upper_bound=float(g.attrs["theorem2_upper_bound"]),
@@ -178,7 +204,25 @@ def load(path):
                 identified=np.all(rows["fixed_optimal"][:done] == 1, axis=1)
                 if done else np.zeros(0, dtype=bool),
             ))
+        for cell, named in zip(cells, instance_names([c["instance_path"] for c in cells])):
+            cell["keys"]["instance"] = named
         return cells
+
+
+def instance_names(given):
+    """The name of each instance of `given` (the means' paths as given, one
+    per cell of an output) as pfmab's summaries and export give it
+    (io::instance_names, engine/src/io/report.cpp; this tool reads outputs
+    without the engine): the file's name without folder and extension
+    (synthetic_4x9), or, where two different paths share that name, each
+    path as given."""
+    def stem(path):
+        return os.path.splitext(os.path.basename(path))[0]
+
+    paths_of = {}
+    for path in given:
+        paths_of.setdefault(stem(path), set()).add(path)
+    return [path if len(paths_of[stem(path)]) > 1 else stem(path) for path in given]
 
 
 def load_all(paths):
@@ -209,9 +253,6 @@ def shown(key, value):
     """A value as labels show it."""
     if value is None:
         return "none"
-    if key == "instance":
-        base = os.path.basename(value)
-        return base[:-4] if base.endswith(".csv") else base
     if key == "file":
         base = os.path.basename(value)
         return base[:-3] if base.endswith(".h5") else base
@@ -316,20 +357,24 @@ def select(cells, where):
         if key not in keys:
             raise InputError(f"--where: the cells have no key '{key}' (varied: "
                              f"{counted(cells, layout_keys(cells))})")
-        present = distinct(cells, key)
         for value in values:
-            if not any(matches(key, v, value) for v in present):
+            if not any(matches(c, key, value) for c in cells):
                 raise InputError(f"--where: no cell has {key} = {value} ({key} takes "
-                                 f"{', '.join(shown(key, v) for v in present)})")
-    chosen = [c for c in cells if all(any(matches(k, c["keys"].get(k), v) for v in values)
+                                 f"{', '.join(shown(key, v) for v in distinct(cells, key))})")
+    chosen = [c for c in cells if all(any(matches(c, k, v) for v in values)
                                        for k, values in wanted.items())]
     if not chosen:
         raise InputError(f"--where {where}: no cell has all of these values")
     return chosen
 
 
-def matches(key, value, given):
+def matches(cell, key, given):
+    """Whether the cell's value of `key` is `given`: as labels show it, as
+    stored, as a number, or (the instance) as its path."""
+    value = cell["keys"].get(key)
     if given in (shown(key, value), str(value)):
+        return True
+    if key == "instance" and given == cell.get("instance_path"):
         return True
     if isinstance(value, (int, float)):
         try:
@@ -456,20 +501,31 @@ def check_distinct(cells, keys):
 PANEL_WIDTH, PANEL_HEIGHT, MIN_WIDTH = 4.4, 3.1, 6.4
 
 
-def legend_shape(labels, columns):
+def handle_length(styles):
+    """The legend's handle length (in font sizes, matplotlib's default 2)
+    that shows two periods of each dash pattern of `styles` drawn with
+    CONSTANT_PEN: a handle shorter than one period looks solid."""
+    periods = [sum(style[1]) * CONSTANT_PEN["linewidth"] for style in styles]
+    return max([2.0] + [2 * p / LEGEND_FONT for p in periods])
+
+
+def legend_shape(labels, columns, handles_long=2.0):
     """Legend columns and rows for a figure `columns` panels wide."""
     width = max(columns * PANEL_WIDTH, MIN_WIDTH)
     longest = max(len(s) for s in labels)
-    per_row = max(1, min(len(labels), int(width / (0.06 * longest + 0.6))))
+    entry = 0.06 * longest + 0.6 + (handles_long - 2.0) * LEGEND_FONT / 72
+    per_row = max(1, min(len(labels), int(width / entry)))
     return per_row, math.ceil(len(labels) / per_row)
 
 
-def canvas(shape, positions, handles, title, subtitle):
+def canvas(shape, positions, handles, title, subtitle, dash_styles=()):
     """A figure of `shape` panels (only those at `positions` drawn), the
-    title and subtitle above and one legend of `handles` below."""
+    title and subtitle above and one legend of `handles` below, its handles
+    long enough to show each of `dash_styles` (handle_length)."""
     from matplotlib.figure import Figure
     rows, columns = shape
-    per_row, legend_rows = legend_shape([h.get_label() for h in handles], columns)
+    handles_long = handle_length(dash_styles)
+    per_row, legend_rows = legend_shape([h.get_label() for h in handles], columns, handles_long)
     width = max(columns * PANEL_WIDTH, MIN_WIDTH)
     heading = "\n".join(([title] if title else [])
                         + textwrap.wrap(subtitle, width=int(width * 13)))
@@ -481,7 +537,8 @@ def canvas(shape, positions, handles, title, subtitle):
     axes = {(r, c): fig.add_subplot(grid[r, c]) for r, c in positions}
     legend = fig.add_subplot(grid[rows, :])
     legend.axis("off")
-    legend.legend(handles=handles, loc="center", ncol=per_row, frameon=False, fontsize=8)
+    legend.legend(handles=handles, loc="center", ncol=per_row, frameon=False,
+                  fontsize=LEGEND_FONT, handlelength=handles_long)
     fig.suptitle(heading, fontsize=10)
     return fig, axes
 
@@ -657,23 +714,34 @@ def plot_rewards(cells, args):
     return fig
 
 
-def horizon_curves(cells, args, what):
+def horizon_curves(cells, args, what, drawable=None, none_drawable=""):
     """The complete cells chosen and their Curves for a figure against the
-    horizon (one line per value of the varied keys other than T)."""
+    horizon (one line per value of the varied keys other than T), and the
+    cells left out as not `drawable`(cell) (`none_drawable` says why, if
+    none is)."""
     cells = select(complete(cells), args.where)
+    left_out = []
+    if drawable:
+        left_out = [c for c in cells if not drawable(c)]
+        cells = [c for c in cells if drawable(c)]
+        if not cells:
+            raise InputError(f"{what}: {none_drawable}")
     if len(distinct(cells, "horizon")) == 1:
         raise InputError(f"{what}: every cell has "
                          f"{describe('horizon', cells[0]['keys']['horizon'])}; a quantity "
                          f"against T needs several horizons (at one, the table gives it)")
     curves = Curves(cells, args, what, x_key="horizon")
-    return curves, cells
+    return curves, cells, left_out
 
 
-def draw_against_horizon(curves, cells, args, ylabel, at_horizon, handles):
+def draw_against_horizon(curves, cells, args, ylabel, at_horizon, handles, note="",
+                         dash_styles=()):
     """Each line of `at_horizon`(cell) = (mean, 95% low, 95% high) against T
-    with its band; the figure and each panel's (axes, cells, y-limits)."""
+    with its band; the figure and each panel's (axes, cells, y-limits).
+    `note` ends the subtitle."""
+    subtitle = constants(cells, curves.keys) + (f"; {note}" if note else "")
     fig, axes = canvas(curves.shape, [(r, c) for r, c, _, _ in curves.panels], handles,
-                       args.title, constants(cells, curves.keys))
+                       args.title, subtitle, dash_styles)
     drawn = []
     for r, col, values, chosen in curves.panels:
         ax = dress(axes, (r, col), describe_all(curves.plan["panels"], values), "horizon T",
@@ -693,7 +761,7 @@ def draw_against_horizon(curves, cells, args, ylabel, at_horizon, handles):
 
 
 def plot_comm(cells, args):
-    curves, cells = horizon_curves(cells, args, "comm")
+    curves, cells, _ = horizon_curves(cells, args, "comm")
 
     def exchanges(c):
         s = c["summary"]["comm_count"]
@@ -704,36 +772,96 @@ def plot_comm(cells, args):
     return fig
 
 
+def draw_constant(ax, value, style, gid, label=None, colour=None):
+    """A constant across the panel in CONSTANT_PEN; `label` (in `colour`, its
+    curves' if they share one) at its right end, where the panel holds
+    several of its kind."""
+    from matplotlib.transforms import blended_transform_factory
+    ax.axhline(value, linestyle=style, gid=gid, **CONSTANT_PEN)
+    if label:
+        ax.text(0.99, value, label, transform=blended_transform_factory(ax.transAxes,
+                                                                         ax.transData),
+                ha="right", va="bottom", fontsize=6, color=colour or CONSTANT_PEN["color"],
+                gid=f"{gid}-label")
+
+
+def note_outside(ax, beyond):
+    """Names in the panel the constants outside its y-limits."""
+    if beyond:
+        ax.text(0.02, 0.97, "outside the axes: " + ", ".join(beyond),
+                transform=ax.transAxes, fontsize=7, va="top",
+                bbox=dict(facecolor="white", alpha=0.8, linewidth=0))
+
+
 def plot_regret_over_log(cells, args):
     """R(T) / log T against T, with the asymptotic constants it is measured
-    against: C* (tight, dashed) and Theorem 1's c (dotted), per panel, in the
+    against: C* (tight, dashed) and Theorem 1's c (dotted), per panel; where
+    a panel holds several values of one, each is labelled with it, in the
     colour of its curves if they share one."""
     from matplotlib.lines import Line2D
-    curves, cells = horizon_curves(cells, args, "regret-over-log")
+    curves, cells, _ = horizon_curves(cells, args, "regret-over-log")
 
     def per_log(c):
         s, log_t = c["summary"]["regret"], math.log(float(c["keys"]["horizon"]))
         return s["mean"][-1] / log_t, s["ci95_low"][-1] / log_t, s["ci95_high"][-1] / log_t
 
-    constants_drawn = (("c_star", C_STAR_STYLE, "C* (tight lower bound on R(T) / log T)"),
-                       ("theorem1_constant", BOUND_STYLE, "Theorem 1's c (looser)"))
-    handles = curves.handles + [Line2D([], [], color="0.35", linestyle=style, label=label)
-                                for _, style, label in constants_drawn]
+    constants_drawn = (("c_star", "C*", C_STAR_STYLE, "C* (tight lower bound on R(T) / log T)"),
+                       ("theorem1_constant", "c", BOUND_STYLE, "Theorem 1's c (looser)"))
+    handles = curves.handles + [Line2D([], [], linestyle=style, label=label, **CONSTANT_PEN)
+                                for _, _, style, label in constants_drawn]
     fig, drawn = draw_against_horizon(curves, cells, args, "pseudo-regret / log T", per_log,
-                                      handles)
+                                      handles, dash_styles=[C_STAR_STYLE, BOUND_STYLE])
     for ax, chosen, limits in drawn:
         beyond = []
-        for key, style, _ in constants_drawn:
-            for value in in_order(c[key] for c in chosen if math.isfinite(c[key])):
+        for key, symbol, style, _ in constants_drawn:
+            values = in_order(c[key] for c in chosen if math.isfinite(c[key]))
+            for value in values:
                 shades = in_order(curves.pen(c)["color"] for c in chosen if c[key] == value)
-                ax.axhline(value, color=shades[0] if len(shades) == 1 else "0.35",
-                           linestyle=style, linewidth=1.0, gid=key)
-                if limits and not limits[0] <= value <= limits[1]:
-                    beyond.append(f"{'C*' if key == 'c_star' else 'c'} = {value:.3g}")
-        if beyond:
-            ax.text(0.02, 0.97, "outside the axes: " + ", ".join(beyond),
-                    transform=ax.transAxes, fontsize=7, va="top",
-                    bbox=dict(facecolor="white", alpha=0.8, linewidth=0))
+                inside = not limits or limits[0] <= value <= limits[1]
+                draw_constant(ax, value, style, key,
+                              f"{symbol} = {value:.3g}" if len(values) > 1 and inside else None,
+                              shades[0] if len(shades) == 1 else None)
+                if not inside:
+                    beyond.append(f"{symbol} = {value:.3g}")
+        note_outside(ax, beyond)
+    return fig
+
+
+def plot_regret_over_c_star(cells, args):
+    """R(T) / (C* log T) against T, with its 95% band, and a line at 1 in
+    C*'s pen: how far each algorithm is from the least regret a uniformly
+    good algorithm can have (C* log T, asymptotically). Cells whose C* is n/a
+    (Bernoulli rewards, docs/bounds.md) or infinite (a tied best arm) are
+    left out, and the subtitle says how many and why."""
+    from matplotlib.lines import Line2D
+
+    def has_c_star(c):
+        return math.isfinite(c["c_star_log_T"]) and c["c_star_log_T"] > 0
+
+    curves, cells, left_out = horizon_curves(
+        cells, args, "regret-over-c-star", has_c_star,
+        "no cell has a C* (" + "; ".join(in_order(c["c_star_note"] or "C* is n/a"
+                                                  for c in select(complete(cells), args.where)))
+        + ")")
+
+    def ratio(c):
+        s, scale = c["summary"]["regret"], c["c_star_log_T"]
+        return s["mean"][-1] / scale, s["ci95_low"][-1] / scale, s["ci95_high"][-1] / scale
+
+    handles = curves.handles + [Line2D([], [], linestyle=C_STAR_STYLE, label="1: R(T) = C* log T",
+                                       **CONSTANT_PEN)]
+    # the notes' first clauses: "C* is solved for Gaussian rewards only"
+    why = in_order(c["c_star_note"].split(":")[0]
+                   or ("C* is infinite" if math.isinf(c["c_star_log_T"]) else "C* is n/a")
+                   for c in left_out)
+    note = (f"{len(left_out)} cell{'s' if len(left_out) > 1 else ''} without a C* left out "
+            f"({'; '.join(why)})" if left_out else "")
+    fig, drawn = draw_against_horizon(curves, cells, args, "pseudo-regret / (C* log T)", ratio,
+                                      handles, note, dash_styles=[C_STAR_STYLE])
+    for ax, _, limits in drawn:
+        draw_constant(ax, 1.0, C_STAR_STYLE, "one")
+        if limits and not limits[0] <= 1.0 <= limits[1]:
+            note_outside(ax, ["1"])
     return fig
 
 
@@ -839,7 +967,8 @@ def write_counts(cells, path, where=None):
 # --- command line --------------------------------------------------------------------
 
 FIGURES = {"regret": plot_regret, "rewards": plot_rewards, "comm": plot_comm,
-           "regret-over-log": plot_regret_over_log}
+           "regret-over-log": plot_regret_over_log,
+           "regret-over-c-star": plot_regret_over_c_star}
 FIGURE_DEFAULTS = dict(where=None, panels=None, color=None, style=None, logx=False, logy=False,
                        bound=True, title=None)
 
@@ -862,7 +991,8 @@ def parser():
     for what in FIGURES:
         p = sub.add_parser(what)
         p.add_argument("files", nargs="+", metavar="OUT.h5")
-        p.add_argument("-o", "--output", required=True, help="the figure (PNG)")
+        p.add_argument("-o", "--output", required=True,
+                       help="the figure, in the format of its extension (.png, .pdf, .svg, ...)")
         p.add_argument("--where", help=where_help)
         if what != "rewards":
             p.add_argument("--panels", help="keys, comma-separated, whose values split panels "
@@ -879,21 +1009,49 @@ def parser():
         p.add_argument("--title")
     p = sub.add_parser("table")
     p.add_argument("files", nargs="+", metavar="OUT.h5")
-    p.add_argument("--csv")
-    p.add_argument("--md")
+    p.add_argument("--csv", help="the table as CSV (.csv)")
+    p.add_argument("--md", help="the table as Markdown (.md)")
     p.add_argument("--where", help=where_help)
     p = sub.add_parser("counts")
     p.add_argument("files", nargs="+", metavar="OUT.h5")
-    p.add_argument("-o", "--output", required=True, help="the table (Markdown)")
+    p.add_argument("-o", "--output", required=True, help="the table (Markdown, .md)")
     p.add_argument("--where", help=where_help)
     return top
+
+
+def check_outputs(args):
+    """Refuses, before anything is read or written, an output whose name
+    says another kind of file than the one asked for writes: a figure is an
+    image (any format matplotlib writes, by the name's extension), a table
+    .csv or .md as its option says, counts Markdown."""
+    if args.what == "table":
+        if not (args.csv or args.md):
+            raise InputError("give --csv, --md or both")
+        wanted = [("--csv", args.csv, [".csv"], "a CSV table"),
+                  ("--md", args.md, [".md"], "a Markdown table")]
+    elif args.what == "counts":
+        wanted = [("-o", args.output, [".md"], "a Markdown table")]
+    else:
+        from matplotlib.backend_bases import FigureCanvasBase
+        common = [".png", ".pdf", ".svg"]
+        images = common + ["." + k for k in sorted(FigureCanvasBase.get_supported_filetypes())
+                           if "." + k not in common]
+        wanted = [("-o", args.output, images, "a figure")]
+    for option, path, suffixes, written in wanted:
+        if path is None:
+            continue
+        suffix = os.path.splitext(path)[1].lower()
+        if suffix not in suffixes:
+            given = f"'{suffix}'" if suffix else "no extension"
+            shown_suffixes = ", ".join(suffixes[:3]) + (", ..." if len(suffixes) > 3 else "")
+            raise InputError(f"{option} {path}: {args.what} writes {written}, but the name has "
+                             f"{given} (give {shown_suffixes})")
 
 
 def main(argv):
     args = parser().parse_args(argv)
     try:
-        if args.what == "table" and not (args.csv or args.md):
-            raise InputError("give --csv, --md or both")
+        check_outputs(args)
         cells = load_all(args.files)
         if args.what == "table":
             write_table(cells, args.csv, args.md, args.where)
@@ -903,8 +1061,11 @@ def main(argv):
             figure = FIGURES[args.what](beside_every_value(cells), args)
             try:
                 figure.savefig(args.output, dpi=100)
-            except ValueError as e:  # a format matplotlib does not write
-                raise InputError(f"cannot write '{args.output}': {e}") from None
+            except OSError:
+                raise
+            except Exception as e:  # a backend that cannot work here (pgf without LaTeX)
+                raise InputError(f"cannot write '{args.output}': matplotlib's "
+                                 f"{type(e).__name__}: {e}") from None
     except OSError as e:  # an output that cannot be written
         print(f"pfmab_plot: error: cannot write '{e.filename}': {e.strerror}", file=sys.stderr)
         return 2

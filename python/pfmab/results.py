@@ -100,6 +100,11 @@ class Plots:
         """R(T) / log T against the horizon, with C* and Theorem 1's c."""
         return self._figure("regret-over-log", options)
 
+    def regret_over_c_star(self, **options):
+        """R(T) / (C* log T) against the horizon, with a line at 1 (cells
+        without a C* left out, the subtitle says how many)."""
+        return self._figure("regret-over-c-star", options)
+
 
 class Results:
     """An output of pfmab run (docs/outputs.md) as Python reads it."""

@@ -252,13 +252,15 @@ std::string run_experiment(const io::Experiment& experiment, const std::filesyst
   return io::to_json(report.seed, report.digest, report.cells).dump();
 }
 
-// A stored cell's keys, as a report's "keys" give them (null: no effect).
-nlohmann::json keys_json(const io::StoredCell& cell) {
+// A stored cell's keys, as a report's "keys" give them (null: no effect),
+// its instance named `instance` (io::instance_names).
+nlohmann::json keys_json(const io::StoredCell& cell, const std::string& instance) {
   nlohmann::json keys = nlohmann::json::object();
   for (const auto& key :
        io::cell_keys(io::CellValues::from_json(cell.parameters, cell.instance), cell.mode)) {
     keys[key.name] = key.value;
   }
+  keys["instance"] = instance;
   return keys;
 }
 
@@ -276,12 +278,16 @@ class Output {
   // What each cell's group says of it.
   py::list cells() const {
     py::list out;
-    for (const auto& cell : reader_.cells()) {
+    std::vector<std::string> given;
+    for (const auto& cell : reader_.cells()) given.push_back(cell.instance);
+    const auto names = io::instance_names(given);
+    for (std::size_t c = 0; c < reader_.cells().size(); ++c) {
+      const auto& cell = reader_.cells()[c];
       py::dict d;
       d["name"] = cell.name;
       d["parameters"] = cell.parameters.dump();
       d["algorithm"] = cell.algorithm;
-      d["instance"] = cell.instance;
+      d["instance"] = names[c];
       d["mode"] = cell.mode;
       d["alpha"] = cell.alpha;
       d["horizon"] = cell.horizon;
@@ -291,7 +297,7 @@ class Output {
       d["requested"] = cell.requested;
       d["expected"] = cell.expected();
       d["done"] = cell.done;
-      d["keys"] = keys_json(cell).dump();
+      d["keys"] = keys_json(cell, names[c]).dump();
       out.append(d);
     }
     return out;

@@ -1,7 +1,8 @@
 // Sweeps a researcher can read (issue 15), through the real program: the
 // study of results/study/experiment.toml at reduced size prints every key
 // that varies (C and the instance among them) in the table, both JSON
-// objects and the CSV export; keys with no effect make no duplicate cells
+// objects and the CSV export; the export has every field of the summary and
+// names the instance as it does; keys with no effect make no duplicate cells
 // and validate says so; zip and [[sweep]] blocks expand as
 // docs/experiment.md says; an output grows to more replications with the
 // digest of a run of that size from scratch; every sweeping flag takes a
@@ -149,6 +150,121 @@ TEST_F(Study, EverySummaryShowsEveryVariedKeyIncludingCAndTheInstance) {
   const auto long_csv = run_cli({"export", output.string(), "--long"});
   ASSERT_EQ(long_csv.exit_code, 0) << long_csv.err;
   EXPECT_GT(split(long_csv.out, '\n').size(), 40 * kStudyCells);
+}
+
+// The fields of a CSV line, quoted ones unquoted.
+std::vector<std::string> csv_fields(const std::string& line) {
+  std::vector<std::string> fields(1);
+  bool quoted = false;
+  for (std::size_t i = 0; i < line.size(); ++i) {
+    const char c = line[i];
+    if (quoted && c == '"' && i + 1 < line.size() && line[i + 1] == '"') {
+      fields.back() += '"';
+      ++i;
+    } else if (c == '"') {
+      quoted = !quoted;
+    } else if (c == ',' && !quoted) {
+      fields.emplace_back();
+    } else {
+      fields.back() += c;
+    }
+  }
+  return fields;
+}
+
+// A summary cell's fields as `pfmab export` names its columns: nested ones
+// joined by "_", an interval's ends as _low and _high, the keys by their
+// names and the formula f(p) as schedule_formula (docs/outputs.md).
+void flatten(const std::string& prefix, const nlohmann::json& value,
+             std::map<std::string, nlohmann::json>& out) {
+  if (value.is_object()) {
+    for (const auto& [name, inner] : value.items()) flatten(prefix + "_" + name, inner, out);
+  } else if (prefix.ends_with("ci95")) {
+    out[prefix + "_low"] = value[0];
+    out[prefix + "_high"] = value[1];
+  } else {
+    out[prefix] = value;
+  }
+}
+
+// Two means files of one name in two folders, and the synthetic game; a
+// baseline beside PF-UCB (its Theorem 2 is n/a, with a note).
+TEST(Export, HasEveryFieldOfTheSummaryAndNamesTheInstanceAsTheSummaryDoes) {
+  TempDir dir("export");
+  std::filesystem::create_directories(dir / "a");
+  std::filesystem::create_directories(dir / "b");
+  dir.write("a/game.csv", "0.9,0.5,0.3\n0.2,0.8,0.4\n");
+  dir.write("b/game.csv", "0.7,0.6,0.2\n0.1,0.5,0.65\n");
+  dir.write("exp.toml", "seed = 5\nreplications = 3\nhorizon = 500\nalpha = 0.5\n"
+                        "[instance]\nmeans = [\"a/game.csv\", \"b/game.csv\", \"" +
+                            shared_data("synthetic_4x9.csv") +
+                            "\"]\n[algorithm]\nname = [\"pf-ucb\", \"local-ucb\"]\n");
+  const auto output = (dir / "out.h5").string();
+  ASSERT_EQ(run_cli({"run", (dir / "exp.toml").string(), "-o", output, "-q"}).exit_code, 0);
+  const auto summary = run_cli({"summary", output, "--json"});
+  ASSERT_EQ(summary.exit_code, 0) << summary.err;
+  const auto cells = nlohmann::json::parse(summary.out)["cells"];
+  const auto exported = run_cli({"export", output, "--csv"});
+  ASSERT_EQ(exported.exit_code, 0) << exported.err;
+  const auto lines = split(exported.out, '\n');
+  ASSERT_EQ(lines.size(), cells.size() + 1);
+  const auto header = csv_fields(lines[0]);
+  EXPECT_EQ(std::set<std::string>(header.begin(), header.end()).size(), header.size());
+
+  std::size_t compared = 0;
+  for (std::size_t c = 0; c < cells.size(); ++c) {
+    std::map<std::string, nlohmann::json> fields;
+    for (const auto& [name, value] : cells[c].items()) {
+      if (name == "keys") continue;
+      if (name == "schedule") {
+        fields["schedule_formula"] = value;
+      } else if (!cells[c]["keys"].contains(name)) {
+        flatten(name, value, fields);
+      }
+    }
+    for (const auto& [key, value] : cells[c]["keys"].items()) fields[key] = value;
+    const auto row = csv_fields(lines[c + 1]);
+    ASSERT_EQ(row.size(), header.size()) << lines[c + 1];
+    for (const auto& [name, value] : fields) {
+      const auto at = std::find(header.begin(), header.end(), name);
+      ASSERT_NE(at, header.end()) << "summary --json's " << name << " is not exported";
+      const auto& text = row[static_cast<std::size_t>(at - header.begin())];
+      if (value.is_null()) {
+        EXPECT_EQ(text, "") << name;
+      } else if (value.is_string()) {
+        EXPECT_EQ(text, value.get<std::string>()) << name;
+      } else {
+        EXPECT_EQ(std::stod(text), value.get<double>()) << name;  // the shortest exact text
+      }
+      ++compared;
+    }
+  }
+  EXPECT_GT(compared, cells.size() * 40);
+  for (const std::string column : {"bounds_c_star_log_T", "regret_over_c_star_log_T_mean",
+                                   "regret_over_c_star_log_T_ci95_low",
+                                   "regret_over_c_star_log_T_ci95_high"}) {
+    EXPECT_NE(std::find(header.begin(), header.end(), column), header.end()) << column;
+  }
+
+  // the instance: its file's name, the path as given where two share it,
+  // alike in summary --json, the export and the table
+  std::vector<std::string> named;
+  for (const auto& cell : cells) named.push_back(cell["keys"]["instance"].get<std::string>());
+  EXPECT_EQ(named, (std::vector<std::string>{"a/game.csv", "a/game.csv", "b/game.csv",
+                                             "b/game.csv", "synthetic_4x9", "synthetic_4x9"}));
+  const auto table = run_cli({"summary", output});
+  for (const auto& name : named) {
+    EXPECT_NE(table.out.find("\n" + name + " "), std::string::npos) << table.out;
+  }
+  const auto long_form = run_cli({"export", output, "--long"});
+  ASSERT_EQ(long_form.exit_code, 0) << long_form.err;
+  const auto long_lines = split(long_form.out, '\n');
+  const auto long_header = csv_fields(long_lines[0]);
+  const auto instance = static_cast<std::size_t>(
+      std::find(long_header.begin(), long_header.end(), "instance") - long_header.begin());
+  ASSERT_LT(instance, long_header.size());
+  EXPECT_EQ(csv_fields(long_lines[1])[instance], "a/game.csv");
+  EXPECT_EQ(csv_fields(long_lines.back())[instance], "synthetic_4x9");
 }
 
 // A sweep of keys given as a zip and as blocks, read back cell by cell.

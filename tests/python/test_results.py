@@ -12,14 +12,13 @@ import pytest
 import xarray as xr
 
 import pfmab
-from conftest import PFMAB, cli_json
+from conftest import PFMAB, SMALL, cli, cli_json
 
 
 @pytest.fixture(scope="module")
 def output(tmp_path_factory):
     """An output of 6 cells (two algorithms x three alphas) of 40 replications."""
     folder = tmp_path_factory.mktemp("results")
-    from conftest import SMALL
     pfmab.run(SMALL, output=folder / "out.h5", progress=False)
     return folder / "out.h5"
 
@@ -63,6 +62,35 @@ def test_the_summary_is_summary_json_field_by_field(output):
                 same(column, value)
                 compared += 1
     assert compared > 6 * 30
+
+
+def test_the_export_is_the_summary_and_names_the_instance_alike(output):
+    import io
+    results = pfmab.open(output)
+    summary = results.summary
+    exported = pd.read_csv(io.StringIO(cli("export", output).stdout), float_precision="round_trip")
+    assert exported.columns[0] == "cell"
+    assert set(exported.columns[1:]) == set(summary.columns)
+    for column in summary.columns:
+        for got, want in zip(exported[column], summary[column]):
+            assert got == want or (pd.isna(got) and pd.isna(want)), (column, got, want)
+    # the instance by its file's name in the summary, the export and the cells
+    assert list(summary["instance"]) == ["synthetic_4x9"] * len(summary)
+    assert list(results.cells["instance"]) == list(summary["instance"])
+
+
+def test_the_regret_over_c_star_figure_is_the_summarys_ratio(tmp_path):
+    results = pfmab.run({**SMALL, "replications": 3, "horizon": [1000, 2000, 4000],
+                         "alpha": 0.5, "algorithm": {"name": "pf-ucb"}},
+                        output=tmp_path / "ratio.h5", progress=False)
+    figure = results.plot.regret_over_c_star(logx=True)
+    (panel,) = [ax for ax in figure.axes if ax.axison]
+    assert panel.get_xscale() == "log"
+    assert [list(line.get_ydata()) for line in panel.lines if line.get_gid() == "one"] \
+        == [[1.0, 1.0]]
+    (mean,) = [line for line in panel.lines if line.get_gid() != "one"]
+    expected = results.summary.sort_values("horizon")["regret_over_c_star_log_T_mean"]
+    assert list(mean.get_ydata()) == pytest.approx(list(expected), rel=1e-12)
 
 
 def test_series_are_what_h5py_reads(output):

@@ -10,6 +10,8 @@ with PFMAB_BINARY set to build/pfmab.
 """
 
 import csv
+import io
+import json
 import math
 import os
 import subprocess
@@ -68,6 +70,25 @@ name = ["pf-ucb", "local-ucb"]
 # the baseline, which never pays for communication, beside PF-UCB at two
 # costs: 3 cells (local-ucb is not crossed with C)
 BASELINE_C = BASELINE.replace('alpha = 0.5', 'alpha = 0.5\ncomm_cost = [0, 10]')
+# 2 alphas x 2 reward families x 3 horizons: 12 cells; C* is n/a for Bernoulli rewards
+RATIO = """name = "plot-ratio"
+seed = 9
+replications = 3
+horizon = [500, 1000, 2000]
+alpha = [0, 0.5]
+[instance]
+means = "small_3x4.csv"
+rewards = ["gaussian", "bernoulli"]
+"""
+# two means files of one name in two folders, and a third: 3 cells
+NAMED = """name = "plot-named"
+seed = 11
+replications = 2
+horizon = 500
+alpha = 0.5
+[instance]
+means = ["a/game.csv", "b/game.csv", "small_3x4.csv"]
+"""
 
 
 def texts(fig):
@@ -109,12 +130,15 @@ class Plots(unittest.TestCase):
                            ("sweep.toml", SWEEP.format(seed=3)),
                            ("sweep_again.toml", SWEEP.format(seed=4)),
                            ("horizons.toml", HORIZONS), ("baseline.toml", BASELINE),
-                           ("baseline_c.toml", BASELINE_C)):
+                           ("baseline_c.toml", BASELINE_C), ("ratio.toml", RATIO),
+                           ("named.toml", NAMED), ("a/game.csv", SMALL), ("b/game.csv", OTHER)):
+            os.makedirs(os.path.dirname(os.path.join(cls.dir, name)), exist_ok=True)
             with open(os.path.join(cls.dir, name), "w", encoding="utf-8") as f:
                 f.write(text)
         for toml, out, extra in (("sweep", "sweep", []), ("sweep_again", "again", []),
                                  ("horizons", "horizons", []), ("baseline", "baseline", []),
-                                 ("baseline_c", "baseline_c", []),
+                                 ("baseline_c", "baseline_c", []), ("ratio", "ratio", []),
+                                 ("named", "named", []),
                                  ("sweep", "small", ["--means", "small_3x4.csv"]),
                                  ("sweep", "other", ["--means", "other_2x3.csv"])):
             done = subprocess.run([PFMAB, "run", toml + ".toml", "-o", out + ".h5", "-q",
@@ -123,7 +147,7 @@ class Plots(unittest.TestCase):
             assert done.returncode == 0, done.stderr
         cls.cells = {name: pfmab_plot.load(cls.path(name))
                      for name in ("sweep", "again", "horizons", "baseline", "baseline_c", "small",
-                                  "other")}
+                                  "other", "ratio", "named")}
 
     @classmethod
     def tearDownClass(cls):
@@ -268,8 +292,32 @@ class Plots(unittest.TestCase):
         self.assertEqual(pfmab_plot.describe("horizon", 1000000), "T = 1e+06")
         self.assertEqual(pfmab_plot.describe("horizon", 12345), "T = 12345")
         self.assertEqual(pfmab_plot.describe("comm_cost", 10.0), "C = 10")
-        self.assertEqual(pfmab_plot.describe("instance", "../../data/movielens_10x40.csv"),
-                         "instance = movielens_10x40")
+
+    def test_instances_are_named_as_the_engine_names_them(self):
+        self.assertEqual(pfmab_plot.instance_names(["../../data/movielens_10x40.csv", "inline",
+                                                    "x/synthetic_4x9.csv", "synthetic_4x9.csv",
+                                                    "g.txt"]),
+                         ["movielens_10x40", "inline", "x/synthetic_4x9.csv",
+                          "synthetic_4x9.csv", "g"])
+        # two files of one name in two folders keep their paths; summary --json,
+        # the export and the figures' keys say the same
+        for name in ("named", "sweep"):
+            with self.subTest(output=name):
+                plotted = [c["keys"]["instance"] for c in self.cells[name]]
+                summary = subprocess.run([PFMAB, "summary", self.path(name), "--json"],
+                                         capture_output=True, text=True, check=True)
+                engine = [c["keys"]["instance"] for c in json.loads(summary.stdout)["cells"]]
+                exported = subprocess.run([PFMAB, "export", self.path(name)], capture_output=True,
+                                          text=True, check=True)
+                rows = list(csv.DictReader(io.StringIO(exported.stdout)))
+                self.assertEqual(plotted, engine)
+                self.assertEqual(plotted, [r["instance"] for r in rows])
+        self.assertEqual([c["keys"]["instance"] for c in self.cells["named"]],
+                         ["a/game.csv", "b/game.csv", "small_3x4"])
+        # --where takes the name or the path as given
+        for given in ("small_3x4", "small_3x4.csv"):
+            self.assertEqual(len(pfmab_plot.select(self.cells["named"], f"instance={given}")), 1)
+        self.assertEqual(len(pfmab_plot.select(self.cells["named"], "instance=a/game.csv")), 1)
 
     def test_a_baseline_is_drawn_in_the_panel_of_every_cost_it_ignores(self):
         cells = self.cells["baseline_c"]
@@ -373,6 +421,130 @@ class Plots(unittest.TestCase):
         self.assertIn("C* (tight lower bound on R(T) / log T)", legend_texts(fig))
         self.refused(["regret-over-log", "baseline.h5"], "needs several horizons")
 
+    def assert_legend_draws_as_panels(self, fig, label, gid):
+        """The legend's line `label` has the pen of every panel line `gid`
+        (colour, width, dashes as drawn), and is long enough to show two of
+        its dashes (a shorter handle looks solid)."""
+        from matplotlib.colors import to_rgba
+        legend = next(ax.get_legend() for ax in fig.axes if ax.get_legend())
+        handle = next(line for line in legend.get_lines() if line.get_label() == label)
+        drawn = [line for ax in panels(fig) for line in ax.lines if line.get_gid() == gid]
+        self.assertTrue(drawn, gid)
+        for line in drawn:
+            self.assertEqual(to_rgba(handle.get_color()), to_rgba(line.get_color()))
+            self.assertEqual(handle.get_linewidth(), line.get_linewidth())
+            self.assertEqual(handle._dash_pattern, line._dash_pattern)  # scaled by the width
+        period = sum(handle._dash_pattern[1])
+        self.assertGreaterEqual(legend.handlelength * legend.prop.get_size_in_points(),
+                                2 * period)
+
+    def test_the_legend_draws_c_star_and_c_as_the_panels_do(self):
+        for kind, cells, options in (("regret-over-log", self.cells["horizons"], {}),
+                                     ("regret-over-log", self.cells["ratio"],
+                                      {"where": "rewards=gaussian", "panels": ""}),
+                                     ("regret-over-log", self.cells["horizons"],
+                                      {"where": "algorithm=pf-ucb,comm_cost=1"})):
+            with self.subTest(cells=len(cells), **options):
+                fig = self.draw(kind, cells, **options)
+                self.assert_legend_draws_as_panels(fig, "C* (tight lower bound on R(T) / log T)",
+                                                   "c_star")
+                self.assert_legend_draws_as_panels(fig, "Theorem 1's c (looser)",
+                                                   "theorem1_constant")
+        fig = self.draw("regret-over-c-star", self.cells["ratio"])
+        self.assert_legend_draws_as_panels(fig, "1: R(T) = C* log T", "one")
+
+    def test_several_constants_in_a_panel_are_labelled_in_their_curves_colour(self):
+        from matplotlib.colors import to_rgba
+        # one panel, coloured by alpha: a C* and a c per alpha
+        fig = self.draw("regret-over-log", self.cells["ratio"], where="rewards=gaussian")
+        (ax,) = panels(fig)
+        labels = {t.get_text(): to_rgba(t.get_color()) for t in ax.texts
+                  if t.get_gid() == "c_star-label"}
+        checked = 0
+        for alpha in (0, 0.5):
+            mine = [c for c in self.cells["ratio"]
+                    if c["keys"]["rewards"] == "gaussian" and c["keys"]["alpha"] == alpha]
+            at_t = max(mine, key=lambda c: c["keys"]["horizon"])
+            y = at_t["summary"]["regret"]["mean"][-1] / math.log(at_t["keys"]["horizon"])
+            (line,) = [line for line in ax.lines
+                       if line.get_gid() is None and line.get_ydata()[-1] == y]
+            c_star = at_t["c_star"]
+            if ax.get_ylim()[0] <= c_star <= ax.get_ylim()[1]:
+                self.assertEqual(labels[f"C* = {c_star:.3g}"], to_rgba(line.get_color()))
+                checked += 1
+        self.assertGreater(checked, 0, "no C* inside the axes: the test checks nothing")
+
+    def test_regret_over_c_star_is_the_summarys_ratio_against_t(self):
+        cells = self.cells["ratio"]
+        summary = subprocess.run([PFMAB, "summary", self.path("ratio"), "--json"],
+                                 capture_output=True, text=True, check=True)
+        engine = {(c["keys"]["alpha"], c["keys"]["horizon"]): c["regret_over_c_star_log_T"]
+                  for c in json.loads(summary.stdout)["cells"]
+                  if c["keys"]["rewards"] == "gaussian"}
+        fig = self.draw("regret-over-c-star", cells, logx=True, panels="alpha")
+        self.assertEqual(sorted(ax.get_title() for ax in panels(fig)), ["alpha = 0",
+                                                                        "alpha = 0.5"])
+        for ax in panels(fig):
+            self.assertEqual(ax.get_xscale(), "log")
+            alpha = float(ax.get_title().split("= ")[1])
+            (one,) = [line for line in ax.lines if line.get_gid() == "one"]
+            self.assertEqual(list(one.get_ydata()), [1.0, 1.0])
+            (mean,) = [line for line in ax.lines if line.get_gid() != "one"]
+            self.assertEqual(list(mean.get_xdata()), [500.0, 1000.0, 2000.0])
+            for x, y in zip(mean.get_xdata(), mean.get_ydata()):
+                self.assertAlmostEqual(y, engine[(alpha, int(x))]["mean"], delta=1e-12 * y)
+            (band,) = ax.collections
+            low, high = band.get_paths()[0].vertices[:, 1].min(), \
+                band.get_paths()[0].vertices[:, 1].max()
+            ends = [v for (a, _), r in engine.items() if a == alpha for v in r["ci95"]]
+            self.assertAlmostEqual(low, min(ends), delta=1e-9)
+            self.assertAlmostEqual(high, max(ends), delta=1e-9)
+        # the Bernoulli cells have no C*: left out, and the subtitle says so
+        self.assertIn("6 cells without a C* left out (C* is solved for Gaussian rewards only)",
+                      fig._suptitle.get_text().replace("\n", " "))  # wrapped to the width
+        self.assertNotIn("rewards", " ".join(legend_texts(fig)))
+        out = os.path.join(self.dir, "ratio.png")
+        done = self.command("regret-over-c-star", "ratio.h5", "-o", out, "--logx", "--panels",
+                            "alpha")
+        self.assertEqual(done.returncode, 0, done.stderr)
+        with open(out, "rb") as f:
+            self.assertEqual(f.read(8), b"\x89PNG\r\n\x1a\n")
+        self.refused(["regret-over-c-star", "ratio.h5", "--where", "rewards=bernoulli"],
+                     "regret-over-c-star: no cell has a C* (C* is solved for Gaussian rewards "
+                     "only: ")
+        self.refused(["regret-over-c-star", "baseline.h5"], "needs several horizons")
+
+    def test_an_output_named_for_another_kind_is_refused_before_anything_is_read(self):
+        figures = sorted(pfmab_plot.FIGURES)
+        self.assertIn("regret-over-c-star", figures)
+        cases = [(kind, ["-o", name], f"-o {name}: {kind} writes a figure")
+                 for kind in figures for name in ("f.md", "f.csv", "f")]
+        cases += [("counts", ["-o", name], f"-o {name}: counts writes a Markdown")
+                  for name in ("c.png", "c.csv", "c.pdf", "c")]
+        cases += [("table", ["--csv", "t.png"], "--csv t.png: table writes a CSV"),
+                  ("table", ["--csv", "t.md"], "--csv t.md: table writes a CSV"),
+                  ("table", ["--md", "t.csv"], "--md t.csv: table writes a Markdown"),
+                  ("table", ["--csv", "t.csv", "--md", "t.svg"],
+                   "--md t.svg: table writes a Markdown")]
+        for kind, output, message in cases:
+            for given in ("sweep.h5", "no_such.h5"):  # refused before the input is read
+                with self.subTest(kind=kind, output=output, given=given):
+                    done = self.command(kind, given, *output)
+                    self.assertEqual(done.returncode, 2, done.stderr)
+                    self.assertIn(message, done.stderr)
+                    self.assertEqual(len(done.stderr.strip().splitlines()), 1, done.stderr)
+                    for name in ("f.md", "f.csv", "f", "c.png", "c.csv", "c.pdf", "c", "t.png",
+                                 "t.md", "t.csv", "t.svg"):
+                        self.assertFalse(os.path.exists(os.path.join(self.dir, name)), name)
+        # each kind writes the file its name says
+        for args, name in ([["regret", "sweep.h5", "-o"], "ok.svg"],
+                           [["regret-over-c-star", "ratio.h5", "-o"], "ok.PDF"],
+                           [["counts", "sweep.h5", "-o"], "ok.md"],
+                           [["table", "sweep.h5", "--csv"], "ok.csv"]):
+            done = self.command(*args, name)
+            self.assertEqual(done.returncode, 0, done.stderr)
+            self.assertTrue(os.path.exists(os.path.join(self.dir, name)), name)
+
     # --- tables --------------------------------------------------------------------
 
     def test_table_has_a_column_per_varied_key(self):
@@ -413,7 +585,8 @@ class Plots(unittest.TestCase):
         for args, message in ((["regret", "sweep.h5", "-o", "no/such/folder/x.png"],
                                "cannot write 'no/such/folder/x.png': No such file or directory"),
                               (["regret", "sweep.h5", "-o", "x.unknown"],
-                               "cannot write 'x.unknown': Format 'unknown' is not supported"),
+                               "-o x.unknown: regret writes a figure, but the name has "
+                               "'.unknown' (give .png, .pdf, .svg, ...)"),
                               (["table", "sweep.h5", "--md", "no/such/folder/t.md"],
                                "cannot write 'no/such/folder/t.md': No such file or directory")):
             done = self.command(*args)

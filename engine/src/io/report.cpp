@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -72,6 +73,37 @@ std::vector<std::string> varied_keys(std::span<const CellReport> cells) {
   return varied;
 }
 
+std::vector<std::string> instance_names(std::span<const std::string> given) {
+  const auto stem = [](const std::string& path) {
+    return std::filesystem::path(path).stem().string();
+  };
+  std::map<std::string, std::set<std::string>> paths_of;  // stem -> the paths of that name
+  for (const auto& path : given) paths_of[stem(path)].insert(path);
+  std::vector<std::string> names;
+  for (const auto& path : given) {
+    names.push_back(paths_of[stem(path)].size() > 1 ? path : stem(path));
+  }
+  return names;
+}
+
+std::vector<std::vector<CellKey>> shown_keys(std::span<const CellReport> cells) {
+  const auto is_instance = [](const CellKey& key) { return key.name == "instance"; };
+  std::vector<std::string> given;
+  for (const auto& c : cells) {
+    const auto at = std::find_if(c.keys.begin(), c.keys.end(), is_instance);
+    given.push_back(at == c.keys.end() ? std::string() : at->value.get<std::string>());
+  }
+  const auto names = instance_names(given);
+  std::vector<std::vector<CellKey>> shown;
+  for (std::size_t c = 0; c < cells.size(); ++c) {
+    auto keys = cells[c].keys;
+    const auto at = std::find_if(keys.begin(), keys.end(), is_instance);
+    if (at != keys.end()) at->value = names[c];
+    shown.push_back(std::move(keys));
+  }
+  return shown;
+}
+
 void CellAccumulator::add(const sim::ReplicationResult& result) {
   final_regret_.add_row({&result.series.regret.back(), 1});
   comm_ += static_cast<double>(result.series.comm_count.back());
@@ -105,9 +137,9 @@ nlohmann::json to_json(const theory::Bounds& b) {
 
 namespace {
 
-nlohmann::json keys_json(const CellReport& cell) {
+nlohmann::json keys_json(const std::vector<CellKey>& shown) {
   auto keys = nlohmann::json::object();
-  for (const auto& key : cell.keys) keys[key.name] = key.value;
+  for (const auto& key : shown) keys[key.name] = key.value;
   return keys;
 }
 
@@ -126,10 +158,12 @@ nlohmann::json to_json(std::uint64_t seed, const std::string& digest,
   out["digest"] = digest;
   out["varied"] = varied_json(cells);
   out["cells"] = nlohmann::json::array();
-  for (const auto& c : cells) {
+  const auto shown = shown_keys(cells);
+  for (std::size_t i = 0; i < cells.size(); ++i) {
+    const auto& c = cells[i];
     out["cells"].push_back({
         {"algorithm", c.algorithm},
-        {"keys", keys_json(c)},
+        {"keys", keys_json(shown[i])},
         {"alpha", c.alpha},
         {"clients", c.clients},
         {"arms", c.arms},
@@ -194,17 +228,18 @@ std::string c_star_ratio(const CellReport& c) {
 }
 
 // The keys of a table's rows: those that vary as columns, the others once
-// in lines above it. An instance is shown by its file's name without
-// directory and ".csv" (as given where two would look alike), with its M and
-// K; T and C by the paper's letters; a key without effect on a cell as "-".
+// in lines above it. An instance is shown by its name (instance_names), with
+// its M and K; T and C by the paper's letters; a key without effect on a cell
+// as "-".
 class KeyColumns {
  public:
   explicit KeyColumns(std::span<const CellReport> cells) : rows_(cells.size()) {
     if (cells.empty()) return;
     const auto varied = varied_keys(cells);
-    const bool short_names = distinct_stems(cells);
-    // `sample`: a cell the key has an effect on, if it is shown constant
-    const auto add = [&](const std::string& label, bool varies, const CellReport* sample,
+    const auto shown = shown_keys(cells);
+    // `sample`: a cell the key has an effect on, if it is shown constant;
+    // `value_of(c)`: cell c's value
+    const auto add = [&](const std::string& label, bool varies, std::optional<std::size_t> sample,
                          auto&& value_of) {
       if (!varies) {
         if (sample) constants_.push_back(label + " " + value_of(*sample));
@@ -212,7 +247,7 @@ class KeyColumns {
       }
       std::size_t width = label.size();
       for (std::size_t c = 0; c < cells.size(); ++c) {
-        rows_[c].push_back(value_of(cells[c]));
+        rows_[c].push_back(value_of(c));
         width = std::max(width, rows_[c].back().size());
       }
       labels_.push_back(label);
@@ -226,18 +261,21 @@ class KeyColumns {
       const auto with_effect = std::find_if(cells.begin(), cells.end(), [&](const CellReport& c) {
         return !c.keys[k].value.is_null();
       });
-      const bool shown = with_effect != cells.end() && (always || !with_effect->keys[k].at_default);
-      add(label_of(name), varies, shown ? &*with_effect : nullptr,
-          [&](const CellReport& c) { return shown_value(c.keys[k], short_names); });
+      std::optional<std::size_t> sample;
+      if (with_effect != cells.end() && (always || !with_effect->keys[k].at_default)) {
+        sample = static_cast<std::size_t>(with_effect - cells.begin());
+      }
+      add(label_of(name), varies, sample,
+          [&](std::size_t c) { return shown_value(shown[c][k]); });
       if (name != "instance") continue;
       const auto differ = [&](auto member) {
         return std::any_of(cells.begin(), cells.end(),
                            [&](const CellReport& c) { return c.*member != cells.front().*member; });
       };
-      add("M", differ(&CellReport::clients), &cells.front(),
-          [](const CellReport& c) { return fmt::to_string(c.clients); });
-      add("K", differ(&CellReport::arms), &cells.front(),
-          [](const CellReport& c) { return fmt::to_string(c.arms); });
+      add("M", differ(&CellReport::clients), 0,
+          [&](std::size_t c) { return fmt::to_string(cells[c].clients); });
+      add("K", differ(&CellReport::arms), 0,
+          [&](std::size_t c) { return fmt::to_string(cells[c].arms); });
     }
   }
 
@@ -267,29 +305,9 @@ class KeyColumns {
     return name;
   }
 
-  static std::string stem(const std::string& name) {
-    return std::filesystem::path(name).stem().string();
-  }
-
-  // Whether no two instances of the cells share a file name.
-  static bool distinct_stems(std::span<const CellReport> cells) {
-    std::map<std::string, std::string> named;  // stem -> as given
-    for (const auto& c : cells) {
-      const auto& given = std::find_if(c.keys.begin(), c.keys.end(), [](const CellKey& key) {
-                            return key.name == "instance";
-                          })->value.get<std::string>();
-      const auto [at, fresh] = named.emplace(stem(given), given);
-      if (!fresh && at->second != given) return false;
-    }
-    return true;
-  }
-
-  static std::string shown_value(const CellKey& key, bool short_names) {
+  static std::string shown_value(const CellKey& key) {
     if (key.value.is_null()) return "-";
-    if (key.value.is_string()) {
-      const auto& word = key.value.get_ref<const std::string&>();
-      return key.name == "instance" && short_names ? stem(word) : word;
-    }
+    if (key.value.is_string()) return key.value.get<std::string>();
     if (key.value.is_number_float()) return fmt::format("{}", key.value.get<double>());
     return key.value.dump();
   }
@@ -344,8 +362,10 @@ void print_table(std::ostream& out, std::uint64_t seed, const std::string& diges
 
 nlohmann::json bounds_json(std::span<const CellReport> cells) {
   auto out = nlohmann::json{{"varied", varied_json(cells)}, {"cells", nlohmann::json::array()}};
-  for (const auto& c : cells) {
-    out["cells"].push_back({{"keys", keys_json(c)},
+  const auto shown = shown_keys(cells);
+  for (std::size_t i = 0; i < cells.size(); ++i) {
+    const auto& c = cells[i];
+    out["cells"].push_back({{"keys", keys_json(shown[i])},
                             {"alpha", c.alpha},
                             {"clients", c.clients},
                             {"arms", c.arms},

@@ -18,9 +18,10 @@
 
 namespace pfmab::io {
 
-// One key of a cell, as summaries show it: a parameter by its record name
-// (the means as `instance`, named as given), its value, null where it has
-// no effect on the cell (its algorithm has no use for it).
+// One key of a cell: a parameter by its record name (the means as
+// `instance`, its path as given; summaries show it by instance_names()), its
+// value, null where it has no effect on the cell (its algorithm has no use
+// for it).
 struct CellKey {
   std::string name;
   nlohmann::json value;
@@ -61,6 +62,18 @@ std::vector<CellKey> cell_keys(const CellValues& values, const std::string& mode
 // which a key has no effect, or holds what it derives, gives it no value.
 std::vector<std::string> varied_keys(std::span<const CellReport> cells);
 
+// The name every summary, export and the Python package give each instance
+// of `given` (the means' paths as given, one per cell): the file's name
+// without folder and extension (synthetic_4x9; inline means are "inline");
+// where two different paths share that name, each of them as given.
+// python/pfmab/plot.py's instance_names() follows the same rule (the plot
+// tool reads outputs without the engine); tests/tools/test_plot.py checks
+// that they agree.
+std::vector<std::string> instance_names(std::span<const std::string> given);
+// Every cell's keys as summaries show them: the instance named by
+// instance_names() over all of `cells`.
+std::vector<std::vector<CellKey>> shown_keys(std::span<const CellReport> cells);
+
 // Builds a CellReport one replication at a time, in replication order.
 class CellAccumulator {
  public:
@@ -79,7 +92,8 @@ class CellAccumulator {
 nlohmann::json to_json(const theory::Bounds& bounds);
 
 // {"seed", "digest", "varied": [key, ...], "cells": [...]}, the object
-// `run --json` prints; each cell's "keys" are every key of it.
+// `run --json` prints; each cell's "keys" are every key of it (shown_keys).
+// Every field of a cell but "keys" is also a column of `pfmab export`.
 nlohmann::json to_json(std::uint64_t seed, const std::string& digest,
                        std::span<const CellReport> cells);
 
