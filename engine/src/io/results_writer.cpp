@@ -18,18 +18,21 @@ namespace {
 
 using Statistics = std::vector<std::vector<std::vector<double>>>;  // CellSummary::statistics
 
-// Rows written are flushed and counted this often, and so are the cells
-// completed (their count and summary), or once this many wait: a flush costs
-// a walk of HDF5's metadata cache, and a sweep of many short cells completes
+// When rows reach the file. The rows of a chunk wait in memory until the
+// chunk is complete, and it is written once, whole and compressed; rows
+// written are flushed and counted (replications_done) once this many rows,
+// or this many completed cells (their count and summary), wait. So
+// what the file holds, and its size, depends on the experiment only, not
+// on the moments its rows reached the writer (the machine's speed or load):
+// HDF5 places some of its records at each flush. A flush costs a walk of
+// HDF5's metadata cache, and a sweep of many short cells completes
 // thousands per second.
-constexpr auto kFlushInterval = std::chrono::milliseconds(500);
+constexpr std::uint64_t kRowsAtMost = 1024;
 constexpr std::size_t kCompletedAtMost = 64;
-// How long the rows of a chunk wait for the rest of it, at most, before they
-// are written in parts (RowSets): the work a kill -9 can lose. A chunk whose
-// rows come faster is written once, whole and compressed, whatever the
-// moments its rows reach the writer: the file's bytes, and its size, do not
-// depend on the machine's speed or load.
-constexpr auto kHoldAtMost = std::chrono::seconds(60);
+// Rows that waited this long are written (a chunk in parts: RowSets) or
+// flushed and counted anyway: the work a kill -9 can lose. Only rows
+// slower than that depend on timing.
+constexpr auto kWaitAtMost = std::chrono::seconds(60);
 // Rows read back at a time to replay a cell into its summary.
 constexpr std::uint64_t kReplayRows = ResultsWriter::kChunkRows;
 
@@ -150,7 +153,8 @@ class ResultsWriter::Impl {
   std::vector<std::pair<std::size_t, Statistics>> completed_;
   std::size_t row_sets_cell_ = 0;  // the cell whose datasets are open
   std::optional<RowSets> row_sets_;
-  std::chrono::steady_clock::time_point last_flush_;
+  std::uint64_t rows_written_ = 0;  // since the last commit
+  std::chrono::steady_clock::time_point first_written_;  // since the last commit
   std::size_t summary_cell_ = 0;
   std::optional<CellSummary> summary_;
 };
@@ -245,7 +249,6 @@ void ResultsWriter::Impl::open(const std::filesystem::path& path, Readers reader
     summarized_.push_back(false);
     truncate_rows(group.get(), done);  // rows past replications_done may be half-written
   }
-  last_flush_ = std::chrono::steady_clock::now();
 }
 
 ResultsWriter::Impl::~Impl() {
@@ -297,7 +300,7 @@ void ResultsWriter::Impl::pend(std::size_t cell) {
 void ResultsWriter::Impl::write_pending_if_due() {
   const auto c = pending_.cell;
   if (ends_chunk(c, written_[c] + pending_.rows) ||
-      std::chrono::steady_clock::now() - pending_since_ >= kHoldAtMost) {
+      std::chrono::steady_clock::now() - pending_since_ >= kWaitAtMost) {
     write_pending();
   }
 }
@@ -324,13 +327,15 @@ void ResultsWriter::Impl::write(const RowBlock& block) {
   row_sets_->write(block, written_[c], written_[c] + block.rows == expected_[c]);
   written_[c] += block.rows;
   if (written_[c] == expected_[c]) {
-    // The cell is complete: counted and summarised now, while the run's
-    // later cells are computed, so that readers of the file see it at once.
+    // The cell is complete: summarised now, while its rows are at hand and
+    // the run's later cells are computed; counted with it at the commit.
     row_sets_.reset();
     if (summarize_) completed_.emplace_back(c, statistics_of(c));
   }
-  if (completed_.size() >= kCompletedAtMost ||
-      std::chrono::steady_clock::now() - last_flush_ >= kFlushInterval) {
+  if (rows_written_ == 0) first_written_ = std::chrono::steady_clock::now();
+  rows_written_ += block.rows;
+  if (rows_written_ >= kRowsAtMost || completed_.size() >= kCompletedAtMost ||
+      std::chrono::steady_clock::now() - first_written_ >= kWaitAtMost) {
     commit();
   }
 }
@@ -357,7 +362,7 @@ void ResultsWriter::Impl::commit() {
     summarized_[c] = true;
   }
   h5::check(H5Fflush(file_.get(), H5F_SCOPE_GLOBAL), "H5Fflush");
-  last_flush_ = std::chrono::steady_clock::now();
+  rows_written_ = 0;
 }
 
 CellSummary& ResultsWriter::Impl::summary_of(std::size_t cell) {
