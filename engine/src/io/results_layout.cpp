@@ -411,10 +411,11 @@ hsize_t read_chunk_rows(hid_t group) {
 
 RowBlock read_rows(hid_t group, std::size_t cell, std::size_t checkpoints, std::size_t clients,
                    std::uint64_t first, std::uint64_t count) {
-  h5::Handle rows(H5Gopen2(group, "replications", H5P_DEFAULT));
   RowBlock block;
   block.reset(cell, checkpoints, clients);
   block.rows = count;
+  if (count == 0) return block;  // as a writer opening a new cell asks: nothing to open
+  h5::Handle rows(H5Gopen2(group, "replications", H5P_DEFAULT));
   sim::for_each_column(block.values, [&](const auto& column, auto& values) {
     values = h5::read_block<sim::ElementOf<decltype(column)>>(
         open_dataset(rows.get(), column.name).get(), first, count, 0, block.width(column));

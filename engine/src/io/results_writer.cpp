@@ -307,7 +307,7 @@ void ResultsWriter::Impl::write_pending_if_due() {
 
 void ResultsWriter::Impl::write_pending() {
   if (pending_.rows == 0) return;
-  // taken out first: writing may flush, and a flush writes what is pending
+  // taken out first: while it is written, no rows are pending (done() counts them once)
   auto block = std::exchange(pending_, RowBlock{});
   write(block);
   pending_ = std::move(block);  // its memory, for the next rows
