@@ -1,8 +1,6 @@
 // The program's commands: the flags of each, and what each does with them.
 #include "cli.hpp"
 
-#include <atomic>
-#include <csignal>
 #include <filesystem>
 #include <iostream>
 #include <map>
@@ -22,14 +20,12 @@
 #include "pfmab/run/run_experiment.hpp"
 #include "pfmab/sim/shard.hpp"
 #include "pfmab/util/error.hpp"
+#include "pfmab/util/stop_token.hpp"
+
+#include "stop_requests.hpp"
 
 namespace pfmab::cli {
 namespace {
-
-// Set by SIGINT/SIGTERM: no new replication starts; finished ones are kept.
-std::atomic<bool> stop_requested{false};
-
-extern "C" void request_stop(int) { stop_requested.store(true); }
 
 std::string help_of(const io::Parameter& parameter) {
   std::string help(parameter.help);
@@ -83,9 +79,12 @@ void print(bool json, const run::Report& report) {
 int run_command(const RunFlags& f, run::World& world) {
   std::optional<io::Experiment> experiment;
   run::Options options;
+  options.stop = &stop_requested();
+  const StopToken stop(options.stop);
   // Every rank reads the experiment; one reports what is wrong with it.
   world.on_every_rank([&] {
     experiment.emplace(load(f.experiment));
+    stop.throw_if_requested();
     if (!f.shard.empty()) options.shard = sim::parse_shard(f.shard);
   });
   options.threads = f.threads;
@@ -95,14 +94,6 @@ int run_command(const RunFlags& f, run::World& world) {
   if (!f.quiet && world.leader()) {
     for (const auto& note : experiment->notes) std::cerr << "pfmab: note: " << note << '\n';
   }
-  options.stop = &stop_requested;
-  options.on_start = [] {
-    struct sigaction action {};
-    action.sa_handler = request_stop;
-    action.sa_flags = SA_RESETHAND;  // a second Ctrl-C ends the program at once
-    sigaction(SIGINT, &action, nullptr);
-    sigaction(SIGTERM, &action, nullptr);
-  };
   const auto outcome = run::run_experiment(*experiment, options, world);
   if (outcome.stopped && f.output.empty()) {
     std::cerr << fmt::format("pfmab: interrupted after {} replications (nothing saved: no -o)\n",
@@ -142,10 +133,11 @@ int validate_command(const ExperimentFlags& f) {
 
 int bounds_command(const ExperimentFlags& f, bool json) {
   const auto experiment = load(f);
+  const StopToken stop(&stop_requested());
   std::vector<io::CellReport> cells;
   for (std::size_t c = 0; c < experiment.cells.size(); ++c) {
     cells.push_back(
-        io::describe(experiment.cells[c], experiment.values[c], experiment.replications(c)));
+        io::describe(experiment.cells[c], experiment.values[c], experiment.replications(c), stop));
   }
   if (json) {
     std::cout << io::bounds_json(cells).dump() << '\n';
@@ -228,12 +220,19 @@ Commands::Commands(CLI::App& app) {
 }
 
 int Commands::execute(run::World& world) const {
-  if (run_->parsed()) return run_command(run_flags_, world);
-  // The other commands are one process's work: the leader's.
-  if (!world.leader()) return 0;
+  try {
+    if (run_->parsed()) return run_command(run_flags_, world);
+    // The other commands are one process's work: the leader's.
+    if (!world.leader()) return 0;
+    if (bounds_->parsed()) return bounds_command(bounds_flags_, bounds_json_);
+  } catch (const Interrupted&) {  // before the run's first replication, or in the bounds
+    std::cerr << (run_->parsed() ? "pfmab: interrupted while setting up the run: nothing written\n"
+                                 : "pfmab: interrupted\n");
+    return 130;
+  }
+  release_stop_requests();  // the commands below never poll it
   if (validate_->parsed()) return validate_command(validate_flags_);
   if (summary_->parsed()) return summary_command(summary_path_, summary_json_);
-  if (bounds_->parsed()) return bounds_command(bounds_flags_, bounds_json_);
   if (merge_->parsed()) return merge_command(merge_flags_);
   if (export_->parsed()) return export_command(export_path_, export_long_);
   throw UserError(

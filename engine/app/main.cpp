@@ -15,6 +15,7 @@
 #include "pfmab/util/version.hpp"
 
 #include "cli.hpp"
+#include "stop_requests.hpp"
 
 namespace {
 
@@ -42,6 +43,7 @@ int failed() {
 }  // namespace
 
 int main(int argc, char** argv) {
+  cli::catch_stop_requests();
   // A file-size limit (ulimit -f) would otherwise kill the program with
   // SIGXFSZ; ignored, the write fails with EFBIG and is reported like a full
   // disk (docs/outputs.md).

@@ -10,6 +10,7 @@
 #include <condition_variable>
 #include <exception>
 #include <filesystem>
+#include <functional>
 #include <mutex>
 #include <optional>
 #include <string>
@@ -35,6 +36,7 @@
 #include "pfmab/sim/shard.hpp"
 #include "pfmab/util/error.hpp"
 #include "pfmab/util/excerpt.hpp"
+#include "pfmab/util/stop_token.hpp"
 
 namespace py = pybind11;
 using namespace pfmab;
@@ -91,13 +93,80 @@ io::Experiment load_text(const std::string& text, const std::string& name,
   });
 }
 
-std::vector<io::CellReport> describe(const io::Experiment& experiment) {
+// Runs `work` on a thread of its own while the calling thread waits with
+// the GIL released, waking every 100 ms to call `tick` and to let Python run
+// its signal handlers. Python's error in either (a KeyboardInterrupt from
+// Ctrl-C, or a progress callback's) sets `stop`, which the work polls, and
+// is raised once the work has ended: a stop during a run's set-up or the
+// bounds' solves, which leave nothing to keep, as it came; the work's own
+// error as the command line would print it.
+void wait_for(const std::function<void()>& work, const std::function<void()>& tick,
+              std::atomic<bool>& stop) {
+  std::mutex mutex;
+  std::condition_variable finished;
+  bool done = false;
+  std::exception_ptr error;
+  std::thread worker([&] {
+    try {
+      work();
+    } catch (...) {
+      error = std::current_exception();
+    }
+    const std::lock_guard lock(mutex);
+    done = true;
+    finished.notify_all();
+  });
+  std::optional<py::error_already_set> raised;
+  for (bool over = false; !over;) {
+    {
+      py::gil_scoped_release release;
+      std::unique_lock lock(mutex);
+      finished.wait_for(lock, std::chrono::milliseconds(100), [&] { return done; });
+      over = done;
+    }
+    if (raised) continue;
+    try {
+      tick();
+      if (PyErr_CheckSignals() != 0) throw py::error_already_set();
+    } catch (py::error_already_set& e) {
+      raised = std::move(e);
+      stop = true;
+    }
+  }
+  {
+    py::gil_scoped_release release;
+    worker.join();
+  }
+  if (error) {
+    raising(experiment_error, [&]() -> int {
+      try {
+        std::rethrow_exception(error);
+      } catch (const Interrupted&) {
+        if (raised) throw *raised;  // the work polled the stop it set
+        throw;
+      }
+    });
+  }
+  if (raised) throw *raised;
+}
+
+std::vector<io::CellReport> describe(const io::Experiment& experiment, const StopToken& stop) {
   std::vector<io::CellReport> cells;
   for (std::size_t c = 0; c < experiment.cells.size(); ++c) {
     cells.push_back(
-        io::describe(experiment.cells[c], experiment.values[c], experiment.replications(c)));
+        io::describe(experiment.cells[c], experiment.values[c], experiment.replications(c), stop));
   }
   return cells;
+}
+
+// `pfmab bounds --json`'s object for `experiment`; Ctrl-C stops its C*
+// solves (KeyboardInterrupt).
+std::string bounds_json(const io::Experiment& experiment) {
+  std::atomic<bool> stop{false};
+  std::string json;
+  wait_for([&] { json = io::bounds_json(describe(experiment, StopToken(&stop))).dump(); }, [] {},
+           stop);
+  return json;
 }
 
 py::dict progress_dict(const io::ProgressReport& report) {
@@ -112,22 +181,11 @@ py::dict progress_dict(const io::ProgressReport& report) {
   return out;
 }
 
-// What a run leaves to the thread that called it.
-struct RunState {
-  std::mutex mutex;
-  std::condition_variable finished;
-  bool done = false;
-  std::optional<io::ProgressReport> latest;  // not yet handed to the callback
-  run::Outcome outcome;
-  std::exception_ptr error;
-};
-
-// Runs `experiment` as `pfmab run` does, on a thread of its own, while the
-// calling thread waits with the GIL released, waking every 100 ms to hand
-// the latest progress to `progress` (a callable, or None) and to let Python
-// run its signal handlers: a KeyboardInterrupt (Ctrl-C) stops the run as
-// SIGINT stops the command line (every finished replication kept), then is
-// raised, saying what was kept. Returns the report as `run --json` prints it.
+// Runs `experiment` as `pfmab run` does (wait_for), handing the latest
+// progress to `progress` (a callable, or None) as it waits: a
+// KeyboardInterrupt (Ctrl-C) stops the run as SIGINT stops the command line
+// (every finished replication kept), then is raised, saying what was kept.
+// Returns the report as `run --json` prints it.
 std::string run_experiment(const io::Experiment& experiment, const std::filesystem::path& output,
                            unsigned threads, const std::string& shard, bool overwrite,
                            bool stderr_progress, const py::object& progress) {
@@ -140,66 +198,49 @@ std::string run_experiment(const io::Experiment& experiment, const std::filesyst
   }
   std::atomic<bool> stop{false};
   options.stop = &stop;
-  RunState state;
+  std::mutex mutex;
+  std::optional<io::ProgressReport> latest;  // not yet handed to the callback
   if (!progress.is_none()) {
     options.progress = io::ProgressStyle::reported;
-    options.on_progress = [&state](const io::ProgressReport& report) {
-      const std::lock_guard lock(state.mutex);
-      state.latest = report;
+    options.on_progress = [&](const io::ProgressReport& report) {
+      const std::lock_guard lock(mutex);
+      latest = report;
     };
   } else if (stderr_progress) {
     options.progress = io::progress_style(false);
   }
-
-  std::thread worker([&] {
-    run::OneRank world;
-    try {
-      state.outcome = run::run_experiment(experiment, options, world);
-    } catch (...) {
-      state.error = std::current_exception();
-    }
-    const std::lock_guard lock(state.mutex);
-    state.done = true;
-    state.finished.notify_all();
-  });
-  // Python's error that ended the wait early (a KeyboardInterrupt, or the
-  // progress callback's), raised once the run has stopped.
-  std::optional<py::error_already_set> raised;
-  for (bool done = false; !done;) {
-    std::optional<io::ProgressReport> latest;
+  const auto tick = [&] {
+    std::optional<io::ProgressReport> report;
     {
-      py::gil_scoped_release release;
-      std::unique_lock lock(state.mutex);
-      state.finished.wait_for(lock, std::chrono::milliseconds(100), [&] { return state.done; });
-      done = state.done;
-      latest = std::exchange(state.latest, std::nullopt);
+      const std::lock_guard lock(mutex);
+      report = std::exchange(latest, std::nullopt);
     }
-    if (raised) continue;
-    try {
-      if (latest) progress(progress_dict(*latest));
-      if (PyErr_CheckSignals() != 0) throw py::error_already_set();
-    } catch (py::error_already_set& e) {
-      raised = std::move(e);
-      stop = true;
+    if (report) progress(progress_dict(*report));
+  };
+  run::Outcome outcome;
+  try {
+    wait_for(
+        [&] {
+          run::OneRank world;
+          outcome = run::run_experiment(experiment, options, world);
+        },
+        tick, stop);
+  } catch (py::error_already_set& e) {
+    if (!e.matches(PyExc_KeyboardInterrupt)) throw;
+    if (!outcome.stopped) {  // before the first replication: nothing written
+      PyErr_SetString(PyExc_KeyboardInterrupt,
+                      "interrupted while setting up the run: nothing written");
+      throw py::error_already_set();
     }
   }
-  {
-    py::gil_scoped_release release;
-    worker.join();
-  }
-  if (state.error) {
-    raising(experiment_error, [&]() -> int { std::rethrow_exception(state.error); });
-  }
-  const auto& stopped = state.outcome.stopped;
-  if (raised && !(stopped && raised->matches(PyExc_KeyboardInterrupt))) throw *raised;
-  if (stopped) {
+  if (outcome.stopped) {
     const auto said =
         fmt::format("interrupted: {} of {} replications are in '{}'; run the same call to continue",
-                    stopped->kept, stopped->asked, output.string());
+                    outcome.stopped->kept, outcome.stopped->asked, output.string());
     PyErr_SetString(PyExc_KeyboardInterrupt, said.c_str());
     throw py::error_already_set();
   }
-  const auto& report = *state.outcome.report;
+  const auto& report = *outcome.report;
   return io::to_json(report.seed, report.digest, report.cells).dump();
 }
 
@@ -332,9 +373,7 @@ PYBIND11_MODULE(_pfmab, m) {
                              })
       .def_property_readonly("canonical",
                              [](const io::Experiment& e) { return e.canonical.dump(); })
-      .def_property_readonly("bounds_json", [](const io::Experiment& e) {
-        return io::bounds_json(describe(e)).dump();
-      });
+      .def_property_readonly("bounds_json", &bounds_json);
 
   m.def("load_file", &load_file, py::arg("path"), py::arg("overrides"));
   m.def("load_text", &load_text, py::arg("text"), py::arg("name"), py::arg("directory"),

@@ -8,14 +8,17 @@
 // Cases that need a means file carry its text: the fixture writes it to a
 // fresh temporary directory, and "{dir}" in the arguments and in the expected
 // words stands for that directory.
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cctype>
+#include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <optional>
 #include <ostream>
 #include <string>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -112,6 +115,13 @@ std::vector<ErrorCase> error_cases() {
        run_args({{"--means", "{dir}/missing.csv"}}),
        {"{dir}/missing.csv", "does not exist"}},
       {"means_file_is_a_directory", run_args({{"--means", "{dir}"}}), {"'{dir}'", "directory"}},
+      // a right-to-left override would show the path backwards: escaped
+      {"means_path_with_a_right_to_left_override",
+       run_args({{"--means", "{dir}/evil\u202Evsc.csv"}}),
+       {"evil\\u202evsc.csv", "does not exist"}},
+      {"bernoulli_rewards_with_a_sigma",
+       run_args({{"--rewards", "bernoulli"}, {"--sigma", "0.5"}}),
+       {"sigma '0.5' has no effect on any cell", "Bernoulli rewards have no sigma"}},
       {"means_file_zero_bytes", run_on_file(), {"'" + csv + "'", "no data rows"}, ""},
       {"means_file_only_comments_and_blanks",
        run_on_file(),
@@ -261,8 +271,12 @@ std::vector<ErrorCase> error_cases() {
        run_on_file(),
        {"means file '" + csv + "' is larger than 16 MiB"},
        std::string((16 << 20) + 1, '#')},
-      {"means_file_endless", run_args({{"--means", "/dev/zero"}}), {"'/dev/zero' is larger"}},
-      {"experiment_file_endless", {"validate", "/dev/zero"}, {"experiment file '/dev/zero'"}},
+      {"means_file_endless",
+       run_args({{"--means", "/dev/zero"}}),
+       {"means file '/dev/zero' is a character device, not a regular file"}},
+      {"experiment_file_endless",
+       {"validate", "/dev/zero"},
+       {"experiment file '/dev/zero' is a character device, not a regular file"}},
       {"experiment_path_with_a_newline", {"validate", "{dir}/no\nsuch.toml"}, {"no\\nsuch.toml"}},
       {"threads_of_100000_characters",
        run_args({{"--threads", "x\n" + std::string(100'000, 'y')}}),
@@ -341,6 +355,39 @@ TEST_F(CliErrorsControl, ValidRunOnEdgeValuesSucceeds) {
       {{"--alpha", "0,1"}, {"--horizon", "2"}, {"--replications", "1"}, {"--threads", "1"}});
   SCOPED_TRACE(joined(args));
   expect_success_with_table(run_cli(args));
+}
+
+// A FIFO's open waits for a writer for ever: as the means file or the
+// experiment file it is refused by name at once (a hung program would meet
+// the cap, which no refusal comes near).
+TEST_F(CliErrorsControl, AFifoIsRefusedAsAMeansOrExperimentFileNotWaitedOn) {
+  const auto fifo = temp_.dir() / "fifo";
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0644), 0);
+  for (const auto& args : {run_args({{"--means", fifo.string()}}),
+                           std::vector<std::string>{"validate", fifo.string()}}) {
+    SCOPED_TRACE(joined(args));
+    auto process = spawn_cli(args);
+    while (process->running() && process->elapsed() < std::chrono::seconds(60)) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    const auto r = process->wait();  // a hung one is killed by ~Spawned
+    EXPECT_EQ(r.exit_code, 2) << r.err;
+    EXPECT_NE(r.err.find("' is a FIFO (named pipe), not a regular file"), std::string::npos)
+        << r.err;
+  }
+}
+
+// A UTF-8 byte-order mark (Excel's "CSV UTF-8" writes one) is not part of
+// the means: the run is the one without it, bit for bit.
+TEST_F(CliErrorsControl, AMeansFileWithAByteOrderMarkIsReadAsWithout) {
+  const std::string means = "0.9,0.1,0.5\n0.2,0.8,0.5\n";
+  ASSERT_NO_FATAL_FAILURE(temp_.write("means.csv", means));
+  ASSERT_NO_FATAL_FAILURE(temp_.write("bom.csv", "\xEF\xBB\xBF" + means));
+  const auto plain = run_cli(temp_.expand(run_args({{"--means", "{dir}/means.csv"}}, {"--json"})));
+  const auto marked = run_cli(temp_.expand(run_args({{"--means", "{dir}/bom.csv"}}, {"--json"})));
+  ASSERT_EQ(plain.exit_code, 0) << plain.err;
+  ASSERT_EQ(marked.exit_code, 0) << marked.err;
+  EXPECT_EQ(printed_digest(marked), printed_digest(plain));
 }
 
 TEST_F(CliErrorsControl, ValidTemporaryFileWithCommentsBlanksAndCrlfSucceeds) {

@@ -279,7 +279,6 @@ TEST_F(ExperimentErrorsControl, EdgeValuesValidate) {
                         "[instance]",
                         "means = [\"data/means.csv\", [[0.0, 1.0], [1.0, 0.0]]]",
                         "rewards = \"bernoulli\"",
-                        "sigma = 0.0",
                         "[algorithm]",
                         "name = \"pf-ucb\"",
                         "schedule = \"doubling-log\"",

@@ -15,6 +15,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include "pfmab/algorithms/registry.hpp"
 #include "pfmab/model/instance.hpp"
 #include "pfmab/model/means_table.hpp"
 #include "pfmab/model/mixed_model.hpp"
@@ -151,6 +152,42 @@ TEST(Limits, OneReplicationHasNoConfidenceIntervalAndTheTablePrintsNoNan) {
   EXPECT_EQ(r.out.find("nan"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("n/a"), std::string::npos) << r.out;
 }
+
+// Every algorithm runs to the end on games at the edges of the accepted
+// means and sigma: an estimate past the means' range (pf-alloc planned
+// with a validated instance of its estimates, and aborted mid-run at
+// "mean = 1000000000.46 is outside"), noise a billion times the gaps, gaps
+// whose squares underflow.
+struct ExtremeGame {
+  std::string name;
+  std::vector<std::string> flags;
+};
+
+void PrintTo(const ExtremeGame& g, std::ostream* os) { *os << g.name; }
+
+class EveryAlgorithmOn : public ::testing::TestWithParam<ExtremeGame> {};
+
+TEST_P(EveryAlgorithmOn, AnExtremeGameRunsToTheEnd) {
+  for (const auto& entry : algorithms::registered_algorithms()) {
+    SCOPED_TRACE(std::string(entry.name));
+    TempDir dir("extreme");
+    std::vector<std::string> args{"--algorithm", std::string(entry.name), "--alpha", "0.5", "-T",
+                                  "1000", "-R", "2"};
+    args.insert(args.end(), GetParam().flags.begin(), GetParam().flags.end());
+    const auto r = run_cli(run_to(args, dir / "out.h5", {"--json"}));
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_EQ(nlohmann::json::parse(r.out)["cells"][0]["replications"], 2) << r.out;
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Limits, EveryAlgorithmOn,
+    ::testing::Values(ExtremeGame{"means_at_the_range", {"--means-inline", "1e9,0;0,1e9"}},
+                      ExtremeGame{"sigma_a_billion_times_the_gaps",
+                                  {"--means-inline", "0.9,0.1;0.2,0.8", "--sigma", "1e9"}},
+                      ExtremeGame{"gaps_whose_squares_underflow",
+                                  {"--means-inline", "9e-170,1e-170;2e-170,8e-170"}}),
+    [](const ::testing::TestParamInfo<ExtremeGame>& info) { return info.param.name; });
 
 // A stop request lands inside replications that would run for hours: the
 // program ends within about a second, keeps the replications finished

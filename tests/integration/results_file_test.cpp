@@ -496,8 +496,30 @@ TEST_F(ResultsRoundTrip, AVariableLengthFormatIsNamedAsAnOlderFormatWithoutReadi
     ADD_FAILURE() << "an output with a variable-length format was read";
   } catch (const UserError& e) {
     const std::string message = e.what();
-    EXPECT_NE(message.find("format 'pfmab-results-4 or earlier'"), std::string::npos) << message;
+    EXPECT_NE(message.find("variable-length format attribute, as pfmab-results-4 and earlier"),
+              std::string::npos)
+        << message;
     EXPECT_NE(message.find("--overwrite"), std::string::npos) << message;
+  }
+}
+
+TEST_F(ResultsRoundTrip, ANewerFormatIsNamedAsNewerNotAsOneToRerun) {
+  const auto path = dir_ / "new.h5";
+  { io::ResultsWriter writer(path, experiment_, cells_, false); }
+  {
+    h5::Handle file(H5Fopen(path.c_str(), H5F_ACC_RDWR, H5P_DEFAULT));
+    ASSERT_GE(H5Adelete(file.get(), "format"), 0);
+    h5::write_attribute(file.get(), "format", std::string("pfmab-results-99"));
+  }
+  try {
+    io::ResultsReader reader(path);
+    ADD_FAILURE() << "an output of format 99 was read";
+  } catch (const UserError& e) {
+    const std::string message = e.what();
+    EXPECT_NE(message.find("format 'pfmab-results-99', newer than this pfmab reads"),
+              std::string::npos)
+        << message;
+    EXPECT_EQ(message.find("--overwrite"), std::string::npos) << message;
   }
 }
 

@@ -167,14 +167,13 @@ TEST(Sweep, ZipAndBlocksExpandAsDocumented) {
             "[[sweep]]\n"
             "algorithm.name = \"local-ucb\"\n"
             "replications = 5\n"
-            "horizon = 500\n"
-            "zip = [\"alpha\", \"algorithm.alpha\"]\n"
-            "algorithm.alpha = [0.5, 0.5]\n");
+            "horizon = [500, 600]\n"
+            "zip = [\"alpha\", \"horizon\"]\n");
   const auto r = run_cli({"run", (dir / "exp.toml").string(), "--json", "-q"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const auto cells = nlohmann::json::parse(r.out)["cells"];
-  // block 1: alpha outermost, then (T, C) paired: 2 x 3 cells; block 2: T
-  // 500, alpha paired with the algorithm's alpha, which local-ucb ignores: 2
+  // block 1: alpha outermost, then (T, C) paired: 2 x 3 cells; block 2:
+  // alpha paired with T, C ignored by local-ucb: 2
   struct Expected {
     std::string algorithm;
     double alpha;
@@ -186,7 +185,7 @@ TEST(Sweep, ZipAndBlocksExpandAsDocumented) {
       {"pf-ucb", 0, 1000, 0.0, 2},       {"pf-ucb", 0, 2000, 5.0, 2},
       {"pf-ucb", 0, 3000, 7.0, 2},       {"pf-ucb", 1, 1000, 0.0, 2},
       {"pf-ucb", 1, 2000, 5.0, 2},       {"pf-ucb", 1, 3000, 7.0, 2},
-      {"local-ucb", 0, 500, nullptr, 5}, {"local-ucb", 1, 500, nullptr, 5}};
+      {"local-ucb", 0, 500, nullptr, 5}, {"local-ucb", 1, 600, nullptr, 5}};
   ASSERT_EQ(cells.size(), expected.size()) << r.out;
   for (std::size_t c = 0; c < expected.size(); ++c) {
     SCOPED_TRACE("cell " + std::to_string(c));
@@ -209,6 +208,43 @@ TEST(Sweep, ZipAndBlocksExpandAsDocumented) {
                          "values)"),
             std::string::npos)
       << bad.err;
+}
+
+// validate's notes speak of what the user gave: the preset, given, is reset
+// for pf-alloc and said so; c_B, derived from it and never given, is not.
+TEST(Sweep, NotesSpeakOnlyOfValuesTheUserGave) {
+  const auto r = run_cli({"validate", "--means-inline", "0.9,0.1;0.2,0.8", "--algorithm",
+                          "pf-ucb,pf-alloc", "--preset", "authors-code"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("note: preset has no effect on pf-alloc"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("confidence_constant"), std::string::npos) << r.out;
+  // given, it is said
+  const auto given = run_cli({"validate", "--means-inline", "0.9,0.1;0.2,0.8", "--algorithm",
+                              "pf-ucb,pf-alloc", "--confidence-constant", "2"});
+  ASSERT_EQ(given.exit_code, 0) << given.err;
+  EXPECT_NE(given.out.find("note: confidence_constant has no effect on pf-alloc"),
+            std::string::npos)
+      << given.out;
+}
+
+// A list of one matrix is that matrix: the same cells, the same digest
+// (docs/experiment.md); [[[1]]] is so a game of one client and one arm.
+TEST(Sweep, AListOfOneMatrixIsThatMatrix) {
+  TempDir dir("sweep");
+  const std::string top = "replications = 3\nhorizon = 1000\nalpha = 0.5\n[instance]\n";
+  dir.write("matrix.toml", top + "means = [[0.9, 0.1], [0.2, 0.8]]\n");
+  dir.write("list.toml", top + "means = [[[0.9, 0.1], [0.2, 0.8]]]\n");
+  dir.write("one.toml", top + "means = [[[1]]]\n");
+  const auto matrix = run_cli({"run", (dir / "matrix.toml").string(), "--json", "-q"});
+  const auto list = run_cli({"run", (dir / "list.toml").string(), "--json", "-q"});
+  const auto one = run_cli({"run", (dir / "one.toml").string(), "--json", "-q"});
+  ASSERT_EQ(matrix.exit_code, 0) << matrix.err;
+  ASSERT_EQ(list.exit_code, 0) << list.err;
+  ASSERT_EQ(one.exit_code, 0) << one.err;
+  EXPECT_EQ(printed_digest(list), printed_digest(matrix));
+  const auto cell = nlohmann::json::parse(one.out)["cells"][0];
+  EXPECT_EQ(cell["clients"], 1);
+  EXPECT_EQ(cell["arms"], 1);
 }
 
 // A key constant over the cells it has an effect on is said once above the

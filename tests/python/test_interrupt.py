@@ -1,10 +1,12 @@
 """Ctrl-C in Python stops a run as SIGINT stops the command line: every
 finished replication is kept, and the same call continues to the digest of
-a run never interrupted."""
+a run never interrupted; during a run's set-up or the bounds' C* solve it
+ends them at once, writing nothing."""
 
 import os
 import signal
 import threading
+import time
 
 import pytest
 
@@ -55,3 +57,50 @@ def test_sigint_without_an_output_keeps_nothing_and_says_so(small_toml):
     with pytest.raises(KeyboardInterrupt, match="nothing kept"):
         pfmab.run(small_toml, threads=2, progress=progress, **LONG)
     helper.join()
+
+
+def slow_game():
+    """2 clients x 300 arms of distinct means: its C* solve takes over a
+    minute of processor time (as tests/integration/setup_stop_test.cpp's)."""
+    return [[0.1 + 0.8 * ((k * 37 + m * 101) % 300) / 300.0 for k in range(300)]
+            for m in range(2)]
+
+
+def interrupting_the_setup():
+    """The helper thread that sends this process SIGINT once it has used a
+    second of processor time more than now: well into a solve, whatever the
+    machine's load. Returns it and the processor time at the start."""
+    start = time.process_time()
+
+    def interrupt():
+        while time.process_time() - start < 1.0:
+            time.sleep(0.01)
+        os.kill(os.getpid(), signal.SIGINT)
+
+    helper = threading.Thread(target=interrupt)
+    helper.start()
+    return helper, start
+
+
+# The solve takes over 60 s of processor time: a stop honoured within it
+# returns long before (the margin is the point, not a speed).
+SOLVE_CPU = 30.0
+
+
+def test_sigint_during_the_bounds_solve_raises_at_once(tmp_path):
+    helper, start = interrupting_the_setup()
+    with pytest.raises(KeyboardInterrupt):
+        pfmab.bounds(means=slow_game(), alpha=0.5)
+    helper.join()
+    assert time.process_time() - start < SOLVE_CPU
+
+
+def test_sigint_during_a_runs_setup_writes_nothing(tmp_path):
+    out = tmp_path / "out.h5"
+    helper, start = interrupting_the_setup()
+    with pytest.raises(KeyboardInterrupt,
+                       match="^interrupted while setting up the run: nothing written$"):
+        pfmab.run(means=slow_game(), alpha=0.5, replications=2, output=out, progress=False)
+    helper.join()
+    assert time.process_time() - start < SOLVE_CPU
+    assert os.listdir(tmp_path) == []  # no output, no temporary file

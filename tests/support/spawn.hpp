@@ -16,6 +16,7 @@
 #include <iterator>
 #include <memory>
 #include <optional>
+#include <sstream>
 #include <stdexcept>
 #include <string>
 #include <thread>
@@ -93,6 +94,23 @@ class Spawned {
 
   std::chrono::steady_clock::duration elapsed() const {
     return std::chrono::steady_clock::now() - started_;
+  }
+
+  // The processor time the process has used so far (/proc/PID/stat's utime
+  // and stime), 0 once it has ended: a test waits for it to be well into
+  // some work, whatever the machine's load, rather than for wall time.
+  double cpu_seconds() const {
+    std::ifstream stat("/proc/" + std::to_string(pid_) + "/stat");
+    std::string text{std::istreambuf_iterator<char>(stat), {}};
+    const auto after_name = text.rfind(')');  // the name may hold spaces
+    if (after_name == std::string::npos) return 0.0;
+    std::istringstream fields(text.substr(after_name + 2));
+    std::string field;
+    unsigned long long ticks = 0;
+    for (int i = 3; i <= 15 && fields >> field; ++i) {  // utime is field 14, stime 15
+      if (i >= 14) ticks += std::stoull(field);
+    }
+    return static_cast<double>(ticks) / static_cast<double>(::sysconf(_SC_CLK_TCK));
   }
 
   // True until the process has ended (it is reaped as soon as it has).

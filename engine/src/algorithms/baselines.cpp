@@ -155,7 +155,7 @@ class CentralizedUcb {
 
 // A slot-by-slot algorithm without options, whose replication is `play`.
 template <sim::ReplicationResult (*play)(const sim::Cell&, std::uint64_t, std::uint64_t,
-                                         const sim::StopToken&)>
+                                         const StopToken&)>
 class SlotBySlot final : public sim::Algorithm {
  public:
   explicit SlotBySlot(std::string_view name) : name_(name) {}
@@ -163,7 +163,7 @@ class SlotBySlot final : public sim::Algorithm {
   sim::Protocol protocol() const override { return sim::Protocol::slot_by_slot; }
   sim::ReplicationResult replicate(const sim::Cell& cell, std::uint64_t seed,
                                    std::uint64_t replication,
-                                   const sim::StopToken& stop) const override {
+                                   const StopToken& stop) const override {
     return play(cell, seed, replication, stop);
   }
 

@@ -126,7 +126,7 @@ class ExploreThenCommit final : public sim::Algorithm {
   sim::Protocol protocol() const override { return sim::Protocol::phased; }
   sim::ReplicationResult replicate(const sim::Cell& cell, std::uint64_t seed,
                                    std::uint64_t replication,
-                                   const sim::StopToken& stop) const override {
+                                   const StopToken& stop) const override {
     ExploreThenCommitState state(cell, pulls_per_arm_);
     return sim::run_phased(cell, state, seed, replication, stop);
   }

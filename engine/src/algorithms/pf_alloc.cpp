@@ -29,7 +29,6 @@
 #include <fmt/format.h>
 
 #include "pfmab/algorithms/registry.hpp"
-#include "pfmab/model/means_table.hpp"
 #include "pfmab/model/mixed_model.hpp"
 #include "pfmab/sim/phased.hpp"
 #include "pfmab/theory/allocation.hpp"
@@ -266,14 +265,9 @@ class AllocState final : public sim::PhasedState {
   // estimates (no finite allocation) explores evenly.
   void plan_targets(double phase_end) {
     const double log_t = std::log(phase_end);
-    model::MeansTable table{std::vector<std::vector<double>>(clients_, std::vector<double>(arms_)),
-                            std::vector<std::string>(clients_, "pf-alloc estimate")};
-    for (std::size_t n = 0; n < clients_; ++n) {
-      for (std::size_t k = 0; k < arms_; ++k) table.rows[n][k] = local_means_[n * arms_ + k];
-    }
-    const model::Instance estimated(table, {model::RewardKind::gaussian, sigma_});
-    const auto allocation = theory::optimal_allocation(model::MixedModel(estimated, alpha_), sigma_,
-                                                       theory::Coupling::coupled, kPlanGap);
+    const auto allocation =
+        theory::optimal_allocation(model::MixedModel(local_means_, clients_, alpha_), sigma_,
+                                   theory::Coupling::coupled, kPlanGap);
     const bool even = !std::isfinite(allocation.constant);
     for (std::size_t n = 0; n < clients_; ++n) {
       const auto estimate = mixed_estimates(n);
@@ -330,7 +324,7 @@ class PfAlloc final : public sim::Algorithm {
   sim::Protocol protocol() const override { return sim::Protocol::phased; }
   sim::ReplicationResult replicate(const sim::Cell& cell, std::uint64_t seed,
                                    std::uint64_t replication,
-                                   const sim::StopToken& stop) const override {
+                                   const StopToken& stop) const override {
     AllocState state(cell, params_);
     return sim::run_phased(cell, state, seed, replication, stop);
   }

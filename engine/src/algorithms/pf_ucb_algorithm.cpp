@@ -141,7 +141,7 @@ class PfUcbState final : public sim::PhasedState {
   // Under the authors' rule a waiting client's pulls feed its means.
   bool waiting_observes() const override { return exploitation_feeds_means(preset_); }
   void wait_observing(std::size_t m, sim::Fidelity fidelity, pcg32& stream, std::uint64_t slots,
-                      std::vector<sim::Segment>& played, const sim::StopToken& stop) override {
+                      std::vector<sim::Segment>& played, const StopToken& stop) override {
     sim::wait_exploiting(fidelity, cell_.instance(), m, stream, clients_[m], alpha_, slots, played,
                          stop);
   }
@@ -209,14 +209,14 @@ class PfUcb final : public sim::Algorithm {
   sim::Protocol protocol() const override { return sim::Protocol::phased; }
   sim::ReplicationResult replicate(const sim::Cell& cell, std::uint64_t seed,
                                    std::uint64_t replication,
-                                   const sim::StopToken& stop) const override {
+                                   const StopToken& stop) const override {
     PfUcbState state(cell, rule_);
     return sim::run_phased(cell, state, seed, replication, stop);
   }
   std::string schedule() const override { return describe(rule_.params().schedule); }
 
   // Theorem 2 where it applies: PF-UCB as Algorithm 1 prints it.
-  theory::Bounds bounds(const sim::Cell& cell) const override {
+  theory::Bounds bounds(const sim::Cell& cell, const StopToken& stop) const override {
     const auto& params = rule_.params();
     std::string inapplicable;
     if (params.enhanced) {
@@ -231,7 +231,7 @@ class PfUcb final : public sim::Algorithm {
       inapplicable = "Theorem 2 is stated for the algorithm's alpha equal to the measured one";
     }
     return theory::compute_bounds(cell.instance(), cell.measured(), &rule_, cell.horizon(),
-                                  cell.spec().comm_cost, inapplicable);
+                                  cell.spec().comm_cost, inapplicable, stop);
   }
 
  private:

@@ -30,6 +30,10 @@ namespace {
 struct SweepBlock {
   std::vector<std::vector<Value>> lists;
   std::vector<std::vector<std::size_t>> zips;
+  // Per parameter, the [[sweep]] block (from 1) whose own key gave its list;
+  // 0 where the top level, a flag or the default did, which every block
+  // shares.
+  std::vector<std::size_t> given_by;
 
   // The axes of its product, in parameters() order, the last turning
   // fastest: each parameter on its own, or a zip group at its first key.
@@ -199,14 +203,13 @@ void for_each_combination(const SweepBlock& block, Visit&& visit) {
 // key is not crossed with an algorithm that has no use for it, and a
 // combination equal to a cell made before is not made again. It remembers
 // what it reset, for validate's notes, and refuses a key given a value that
-// no cell has a use for.
+// no cell has a use for: a block's own value, no cell of that block.
 class CellSet {
  public:
-  CellSet() : used_(parameters().size(), false) {}
-
-  // The cell of `values`, what it has no use for reset; nullopt if it is
-  // one made before.
-  std::optional<CellValues> add(std::vector<Value> values) {
+  // The cell of `values`, a combination of `block`'s lists, what it has no
+  // use for reset; nullopt if it is one made before.
+  std::optional<CellValues> add(std::vector<Value> values, const SweepBlock& block) {
+    const auto& given_by = block.given_by;
     CellValues cell(std::move(values));
     const auto all = parameters();
     // Derived keys last: their defaults read the others' (q's reads S's).
@@ -215,22 +218,26 @@ class CellSet {
         if (!all[k].of_cell || (all[k].derive != nullptr) != derived) continue;
         const auto why = no_effect(all[k], cell);
         if (!why) {
-          used_[k] = true;
+          used_.insert({k, given_by[k]});
           continue;
         }
         auto& value = cell.at(all[k].key);
         const auto fallback = default_of(all[k], cell.all());
         if (value == fallback) continue;
-        if (std::holds_alternative<std::monostate>(value)) {  // q, when S is what was given
+        // q when S is what was given; a value derived from another key
+        // (c_B from the preset), not the user's: reset without a note
+        if (std::holds_alternative<std::monostate>(value) ||
+            std::holds_alternative<std::monostate>(block.lists[k].front())) {
           value = fallback;
           continue;
         }
-        auto& reset = reset_[k];
         const auto& algorithm = cell.word("algorithm.name");
-        if (reset.algorithms.empty()) reset = {{}, *why, shown(value)};
-        if (std::find(reset.algorithms.begin(), reset.algorithms.end(), algorithm) ==
-            reset.algorithms.end()) {
-          reset.algorithms.push_back(algorithm);
+        for (auto* reset : {&reset_[k], &reset_where_[{k, given_by[k]}]}) {
+          if (reset->algorithms.empty()) *reset = {{}, *why, shown(value)};
+          if (std::find(reset->algorithms.begin(), reset->algorithms.end(), algorithm) ==
+              reset->algorithms.end()) {
+            reset->algorithms.push_back(algorithm);
+          }
         }
         value = fallback;
       }
@@ -246,16 +253,19 @@ class CellSet {
   // algorithm, and the combinations not made. Throws UserError for a key
   // given a value no cell has a use for.
   std::vector<std::string> notes(const std::string& source) const {
+    for (const auto& [where, reset] : reset_where_) {
+      if (used_.count(where)) continue;
+      const auto& [k, block] = where;
+      throw UserError(
+          fmt::format("{}: {}{} '{}' has no effect on any cell{} ({}: {}); leave it out", source,
+                      block ? fmt::format("[[sweep]] block {}: ", block) : std::string(),
+                      parameters()[k].name(), reset.value, block ? " of the block" : "",
+                      join(reset.algorithms), reset.why));
+    }
     std::vector<std::string> out;
     for (const auto& [k, reset] : reset_) {
-      const auto name = parameters()[k].name();
-      const auto algorithms = join(reset.algorithms);
-      if (!used_[k]) {
-        throw UserError(fmt::format("{}: {} '{}' has no effect on any cell ({}: {}); leave it out",
-                                    source, name, reset.value, algorithms, reset.why));
-      }
-      out.push_back(fmt::format("{} has no effect on {} ({}): not crossed with {}", name,
-                                algorithms, reset.why,
+      out.push_back(fmt::format("{} has no effect on {} ({}): not crossed with {}",
+                                parameters()[k].name(), join(reset.algorithms), reset.why,
                                 reset.algorithms.size() == 1 ? "it" : "them"));
     }
     if (repeats_ > 0) {
@@ -305,7 +315,11 @@ class CellSet {
     return instances_.size() - 1;
   }
 
-  std::vector<bool> used_;              // per parameter: some cell has a use for it
+  // (parameter, SweepBlock::given_by) of the values some cell has a use for,
+  // and of those reset in some cell
+  std::set<std::pair<std::size_t, std::size_t>> used_;
+  std::map<std::pair<std::size_t, std::size_t>, Reset>
+      reset_where_;                     // per parameter: some cell has a use for it
   std::map<std::size_t, Reset> reset_;  // per parameter reset in some cell
   std::set<std::string> seen_;
   std::vector<const GivenMeans*> instances_;  // distinct, held by the sweep's lists
@@ -449,7 +463,11 @@ Experiment load(const ExperimentFile& read, bool from_file, std::string source,
   std::vector<SweepBlock> blocks;
   const auto block_of = [&](ExperimentFile::Block block) {
     SweepBlock sweep;
-    for (const auto& parameter : parameters()) sweep.lists.push_back(given(parameter, block));
+    for (const auto& parameter : parameters()) {
+      sweep.lists.push_back(given(parameter, block));
+      const bool own = block && !flag_of(parameter.key) && read.node(parameter.key, block);
+      sweep.given_by.push_back(own ? *block + 1 : 0);
+    }
     check_participation(block);
     const auto zips = read.node("zip", block) ? read.zips(block) : read.zips();
     for (const auto& zip : zips) {
@@ -490,7 +508,7 @@ Experiment load(const ExperimentFile& read, bool from_file, std::string source,
   for (const auto& block : blocks) {
     for_each_combination(block, [&](std::vector<Value> values) {
       const auto index = experiment.cells.size();
-      auto cell = made.add(std::move(values));
+      auto cell = made.add(std::move(values), block);
       if (!cell) return;
       auto spec = builder.spec(*cell);  // the instance's errors name where its means were given
       try {

@@ -313,7 +313,12 @@ ExperimentFile::ExperimentFile(std::string text, std::string shown,
   } catch (const toml::parse_error& e) {
     throw UserError(syntax_error(shown_, text_, e));
   }
-  check_known_keys(Reader(shown_, directory_), table_, "", "", known_keys());
+  const Reader reader(shown_, directory_);
+  check_known_keys(reader, table_, "", "", known_keys());
+  // read by no cell, but a study's label: a text, as docs/experiment.md shows
+  for (const auto* label : {"name", "description"}) {
+    if (const auto* node = table_.get(label)) reader.string(*node, label);
+  }
   if (const auto* blocks = table_.get_as<toml::array>("sweep")) {
     for (const auto& block : *blocks) blocks_.push_back(block.as_table());
   }

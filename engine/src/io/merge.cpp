@@ -9,6 +9,7 @@
 
 #include "pfmab/io/results_file.hpp"
 #include "pfmab/util/error.hpp"
+#include "pfmab/util/excerpt.hpp"
 
 #include "io/output_file.hpp"
 
@@ -36,17 +37,37 @@ std::vector<Part> read_parts(std::span<const std::filesystem::path> paths) {
   return parts;
 }
 
+// Where two experiments' canonical forms first differ, as "cells[2].alpha:
+// 0.9 against 0.5" (the JSON pointer of the first change, read as a path).
+std::string first_difference(const nlohmann::json& first, const nlohmann::json& second) {
+  const auto patch = nlohmann::json::diff(first, second);
+  if (patch.empty()) return "they differ";
+  const nlohmann::json::json_pointer at(patch.front().at("path").get<std::string>());
+  std::string where;
+  for (auto part = at; !part.empty(); part.pop_back()) {
+    const auto& name = part.back();
+    const bool index = !name.empty() && name.find_first_not_of("0123456789") == std::string::npos;
+    where.insert(0, index ? "[" + name + "]" : (where.empty() ? "" : ".") + name);
+  }
+  if (where.empty()) return "they differ";
+  const auto shown = [&](const nlohmann::json& j) {
+    return j.contains(at) ? excerpt(j.at(at).dump(), 60) : std::string("absent");
+  };
+  return fmt::format("{}: {} against {}", where, shown(first), shown(second));
+}
+
 // The checks that hold whatever `partial` says, then the ones it waives.
 void check_parts(const std::vector<Part>& parts, bool partial) {
   const auto& first = parts.front();
   const auto experiment = first.file->attribute("experiment_canonical");
   for (const auto& part : parts) {
-    if (part.file->attribute("experiment_canonical") != experiment) {
+    if (const auto other = part.file->attribute("experiment_canonical"); other != experiment) {
       throw UserError(fmt::format(
-          "'{}' is a shard of another experiment than '{}' (from {} and {}); merge the shards "
-          "of one experiment",
-          part.path.string(), first.path.string(), part.file->attribute("source"),
-          first.file->attribute("source")));
+          "'{}' is a shard of another experiment than '{}' ({}; from {} and {}); merge the "
+          "shards of one experiment",
+          part.path.string(), first.path.string(),
+          first_difference(nlohmann::json::parse(other), nlohmann::json::parse(experiment)),
+          part.file->attribute("source"), first.file->attribute("source")));
     }
     if (part.shard.count != first.shard.count) {
       throw UserError(fmt::format(

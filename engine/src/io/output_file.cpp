@@ -14,27 +14,11 @@
 #include <signal.h>
 
 #include "pfmab/util/error.hpp"
+#include "pfmab/util/text_file.hpp"
 
 namespace pfmab::io {
 namespace fs = std::filesystem;
 namespace {
-
-std::string kind_of(fs::file_type type) {
-  switch (type) {
-    case fs::file_type::directory:
-      return "a directory";
-    case fs::file_type::character:
-      return "a character device";
-    case fs::file_type::block:
-      return "a block device";
-    case fs::file_type::fifo:
-      return "a FIFO (named pipe)";
-    case fs::file_type::socket:
-      return "a socket";
-    default:
-      return "not a regular file";
-  }
-}
 
 std::string host_name() {
   char name[256] = {};

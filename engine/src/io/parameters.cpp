@@ -197,6 +197,9 @@ std::optional<std::string> no_effect(const Parameter& parameter, const CellValue
   for (const auto& ignored : algorithm.ignores) {
     if (ignored.key == parameter.key) return std::string(ignored.why);
   }
+  if (parameter.key == "instance.sigma" && values.word("instance.rewards") == "bernoulli") {
+    return std::string("Bernoulli rewards have no sigma: their variance is mu (1 - mu)");
+  }
   if (parameter.key == "participation.aggregate") {
     const bool every_client =
         values.has("participation.clients")

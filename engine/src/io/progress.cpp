@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
@@ -31,18 +32,20 @@ std::string horizon_text(std::uint64_t horizon) {
                             : fmt::format("{}.{}e{}", digits[0], digits.substr(1), exponent);
 }
 
-// What tells a cell from its neighbours in the usual sweeps, short enough
-// for one line: the means file by its name alone, made safe for a terminal;
-// no C for an algorithm that never pays for communication.
-std::string cell_name(const sim::Cell& cell) {
+// What tells a cell from its neighbours in the usual sweeps, as words: the
+// algorithm, "alpha 0.5", "C 10" (empty for an algorithm that never pays for
+// communication), "T 1e6", and the means file by its name alone, made safe
+// for a terminal.
+constexpr std::size_t kNameFields = 5;
+std::array<std::string, kNameFields> name_fields(const sim::Cell& cell) {
   const auto& spec = cell.spec();
   const auto ignored = algorithms::find_algorithm(cell.algorithm().name()).ignores;
   const bool pays = std::none_of(ignored.begin(), ignored.end(),
                                  [](const auto& ignore) { return ignore.key == "comm_cost"; });
-  return fmt::format("{} alpha {}{} T {} {}", cell.algorithm().name(), spec.alpha,
-                     pays ? fmt::format(" C {}", spec.comm_cost) : std::string(),
-                     horizon_text(cell.horizon()),
-                     excerpt(std::filesystem::path(spec.instance_name).stem().string()));
+  return {std::string(cell.algorithm().name()), fmt::format("alpha {}", spec.alpha),
+          pays ? fmt::format("C {}", spec.comm_cost) : std::string(),
+          fmt::format("T {}", horizon_text(cell.horizon())),
+          excerpt(std::filesystem::path(spec.instance_name).stem().string())};
 }
 
 // The columns of the terminal stderr is, 80 if it does not say.
@@ -60,11 +63,26 @@ ProgressStyle progress_style(bool quiet) {
 }
 
 std::vector<CellWork> cell_work(std::span<const sim::Cell> cells,
-                                std::span<const sim::ReplicationRange> ranges) {
+                                std::span<const sim::ReplicationRange> ranges,
+                                std::span<const std::uint64_t> kept) {
+  std::vector<std::array<std::string, kNameFields>> fields;
+  for (const auto& cell : cells) fields.push_back(name_fields(cell));
+  std::array<bool, kNameFields> differ{};
+  for (std::size_t f = 0; f < kNameFields; ++f) {
+    differ[f] = std::any_of(fields.begin(), fields.end(),
+                            [&](const auto& other) { return other[f] != fields.front()[f]; });
+  }
+  const bool any = std::find(differ.begin(), differ.end(), true) != differ.end();
   std::vector<CellWork> work;
   for (std::size_t c = 0; c < cells.size(); ++c) {
-    work.push_back({cell_name(cells[c]), std::string(cells[c].algorithm().name()),
-                    sim::replication_cost(cells[c]), ranges[c].count()});
+    std::string name;
+    for (std::size_t f = 0; f < kNameFields; ++f) {
+      if ((differ[f] || !any) && !fields[c][f].empty())
+        name += (name.empty() ? "" : " ") + fields[c][f];
+    }
+    work.push_back({std::move(name), std::string(cells[c].algorithm().name()),
+                    sim::replication_cost(cells[c]), ranges[c].count(),
+                    kept.empty() ? 0 : kept[c]});
   }
   return work;
 }
@@ -77,7 +95,8 @@ ProgressTracker::ProgressTracker(std::vector<CellWork> cells, std::uint64_t in_f
     algorithm_of_.push_back(a);
     algorithms_.resize(index.size());
     algorithms_[a].total += cell.cost * static_cast<double>(cell.replications);
-    total_ += cell.replications;
+    total_ += cell.kept + cell.replications;
+    kept_ += cell.kept;
   }
   // Until a replication is done, the first cell that has any is running.
   while (current_ + 1 < cells_.size() && cells_[current_].replications == 0) ++current_;
@@ -117,7 +136,7 @@ void ProgressTracker::finished(std::size_t cell, double seconds) {
 
 ProgressTracker::Estimate ProgressTracker::at(double seconds) const {
   const std::lock_guard lock(mutex_);
-  Estimate estimate{done_, total_, std::nullopt, current_};
+  Estimate estimate{kept_ + done_, total_, std::nullopt, current_};
   if (done_ == 0) return estimate;
   double behind = 0.0;
   for (const auto& a : algorithms_) behind += a.behind();
@@ -194,39 +213,77 @@ ProgressReport ProgressDisplay::now() const {
   return report;
 }
 
+namespace {
+
+// The share of the run's estimated time behind it, not of its replications:
+// a sweep's last cells may cost a thousand times its first.
+double time_share(const ProgressReport& report) {
+  const double elapsed = report.elapsed;
+  return report.remaining && elapsed + *report.remaining > 0.0
+             ? elapsed / (elapsed + *report.remaining)
+             : 0.0;
+}
+
+std::string eta_text(const ProgressReport& report) {
+  return report.remaining ? "ETA " + duration_text(*report.remaining) : "ETA -";
+}
+
+// Characters, not bytes: a means file's name may be UTF-8.
+std::size_t columns(std::string_view text) {
+  return static_cast<std::size_t>(std::count_if(text.begin(), text.end(), [](char c) {
+    return (static_cast<unsigned char>(c) & 0xC0) != 0x80;
+  }));
+}
+
+}  // namespace
+
+std::string logged_line(const ProgressReport& report) {
+  const std::string cell = report.cells == 0 ? ""
+                                             : fmt::format("cell {}/{}: {}", report.cell + 1,
+                                                           report.cells, report.cell_name);
+  return fmt::format("pfmab: {}/{} replications  {:.1f}% done  {}  {}", report.done, report.total,
+                     100.0 * time_share(report), eta_text(report), cell);
+}
+
+std::string redrawn_line(const ProgressReport& report, std::size_t width) {
+  constexpr int bar_width = 20;
+  const int filled = static_cast<int>(std::lround(bar_width * time_share(report)));
+  const auto bar = fmt::format("[{:=<{}}{:<{}}] ", "", filled, "", bar_width - filled);
+  const auto counts = fmt::format("{}/{}  {}", report.done, report.total, eta_text(report));
+  const auto number = report.cells == 0
+                          ? std::string()
+                          : fmt::format("cell {}/{}: ", report.cell + 1, report.cells);
+  const auto& name = report.cell_name;
+  // A line longer than the terminal would wrap, and \r redraw only its end.
+  // What does not fit is left out, the least useful first: the bar (the ETA
+  // says as much), then the cell's number, then the end of its name.
+  const auto fits = [&](const std::string& line) { return columns(line) <= width; };
+  for (const auto& line :
+       {bar + counts + "  " + number + name, counts + "  " + number + name, counts + "  " + name}) {
+    if (fits(line)) return line;
+  }
+  std::string line = counts + "  " + name;
+  while (line.size() > counts.size() && !fits(line + "...")) {
+    unsigned char last = 0;  // a whole character goes: its continuation bytes, then its lead
+    do {
+      last = static_cast<unsigned char>(line.back());
+      line.pop_back();
+    } while ((last & 0xC0) == 0x80);
+  }
+  // the counts and the ETA stay, even on a terminal narrower than them
+  return line.size() > counts.size() ? line + "..." : counts;
+}
+
 void ProgressDisplay::draw() const {
   const auto report = now();
   if (style_ == ProgressStyle::reported) {
     report_(report);
     return;
   }
-  // The share of the run's estimated time behind it, not of its
-  // replications: a sweep's last cells may cost a thousand times its first.
-  const double elapsed = report.elapsed;
-  const double share = report.remaining && elapsed + *report.remaining > 0.0
-                           ? elapsed / (elapsed + *report.remaining)
-                           : 0.0;
-  const std::string eta = report.remaining ? "ETA " + duration_text(*report.remaining) : "ETA -";
-  const std::string cell =
-      report.cells == 0
-          ? ""
-          : fmt::format("cell {}/{}: {}", report.cell + 1, report.cells, report.cell_name);
   if (style_ == ProgressStyle::logged) {
-    fmt::print(stderr, "pfmab: {}/{} replications  {:.1f}% done  {}  {}\n", report.done,
-               report.total, 100.0 * share, eta, cell);
+    fmt::print(stderr, "{}\n", logged_line(report));
   } else {
-    constexpr int width = 20;
-    const int filled = static_cast<int>(std::lround(width * share));
-    std::string line = fmt::format("[{:=<{}}{:<{}}] {}/{}  {}  {}", "", filled, "", width - filled,
-                                   report.done, report.total, eta, cell);
-    // A line longer than the terminal would wrap, and \r redraw only its
-    // end; it is cut between characters (a means file's name may be UTF-8).
-    auto cut = std::min(line.size(), terminal_width() - 1);
-    while (cut > 0 && cut < line.size() && (static_cast<unsigned char>(line[cut]) & 0xC0) == 0x80) {
-      --cut;
-    }
-    line.resize(cut);
-    fmt::print(stderr, "\r{}\033[K", line);
+    fmt::print(stderr, "\r{}\033[K", redrawn_line(report, terminal_width() - 1));
   }
   std::fflush(stderr);
 }

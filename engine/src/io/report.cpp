@@ -13,7 +13,8 @@
 
 namespace pfmab::io {
 
-CellReport describe(const sim::Cell& cell, const CellValues& values, std::uint64_t requested) {
+CellReport describe(const sim::Cell& cell, const CellValues& values, std::uint64_t requested,
+                    const StopToken& stop) {
   CellReport d;
   d.algorithm = values.word("algorithm.name");
   d.alpha = cell.spec().alpha;
@@ -24,7 +25,7 @@ CellReport describe(const sim::Cell& cell, const CellValues& values, std::uint64
   d.rewards = model::to_string(cell.instance().rewards().kind);
   d.mode = sim::to_string(cell.drawn_fidelity());
   d.keys = cell_keys(values, d.mode);
-  d.bounds = cell.algorithm().bounds(cell);
+  d.bounds = cell.algorithm().bounds(cell, stop);
   d.requested = requested;
   return d;
 }
@@ -327,12 +328,14 @@ void print_table(std::ostream& out, std::uint64_t seed, const std::string& diges
       fmt::print(out, "{}{:>11} {:>12}\n", keys.row(i), reps, "-");
       continue;
     }
-    fmt::print(
-        out, "{}{:>11} {:>12.1f} {:>25} {:>10.1f} {:>7.2f} {:>9.1f}% {:>11} {:>10} {:>22} {:>12}\n",
-        keys.row(i), reps, c.regret.mean, interval(c.regret.ci95_low, c.regret.ci95_high),
-        c.comm_count_mean, c.phases_mean, 100.0 * c.identified, fixed(c.bounds.theorem1_lower(), 1),
-        fixed(c.bounds.c_star_log_horizon(), 1), c_star_ratio(c),
-        fixed(c.bounds.theorem2_upper, 1));
+    // every number through fixed(): a damaged output's NaN rows read n/a
+    const auto share = std::isfinite(c.identified) ? fixed(100.0 * c.identified, 1) + "%" : "n/a";
+    fmt::print(out, "{}{:>11} {:>12} {:>25} {:>10} {:>7} {:>10} {:>11} {:>10} {:>22} {:>12}\n",
+               keys.row(i), reps, fixed(c.regret.mean, 1),
+               interval(c.regret.ci95_low, c.regret.ci95_high), fixed(c.comm_count_mean, 1),
+               fixed(c.phases_mean, 2), share, fixed(c.bounds.theorem1_lower(), 1),
+               fixed(c.bounds.c_star_log_horizon(), 1), c_star_ratio(c),
+               fixed(c.bounds.theorem2_upper, 1));
   }
   fmt::print(out, "{}\n",
              constants_legend("Th.1 log T, C* log T: asymptotic constants times log T"));

@@ -17,6 +17,7 @@
 #include "pfmab/sim/columns.hpp"
 #include "pfmab/sim/shard.hpp"
 #include "pfmab/theory/bounds.hpp"
+#include "pfmab/util/stop_token.hpp"
 
 #include "io/hdf5.hpp"
 
@@ -38,9 +39,11 @@ std::string now_utc();
 h5::Handle open_dataset(hid_t parent, const std::string& name);
 
 // Creates the complete output at `path` (every group, attribute and dataset,
-// no rows), built in memory and written when it is closed.
+// no rows), built in memory and written when it is closed. Polls `stop`
+// for every cell (its bounds may take a C* solve).
 void create_output(const std::filesystem::path& path, const Experiment& experiment,
-                   std::span<const sim::Cell> cells, const sim::Shard& shard);
+                   std::span<const sim::Cell> cells, const sim::Shard& shard,
+                   const StopToken& stop);
 // Opens an existing output for writing rows, under SWMR if readers are
 // allowed (UserError if HDF5 will not open it). An output no reader can
 // open yet (a merge, under its temporary name) is written without: HDF5

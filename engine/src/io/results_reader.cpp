@@ -1,15 +1,32 @@
 #include <algorithm>
+#include <charconv>
 #include <memory>
+#include <string_view>
+#include <system_error>
 
 #include <fmt/format.h>
 
 #include "pfmab/io/results_file.hpp"
 #include "pfmab/util/error.hpp"
+#include "pfmab/util/excerpt.hpp"
 
 #include "io/hdf5.hpp"
 #include "io/results_layout.hpp"
 
 namespace pfmab::io {
+namespace {
+
+// N of "pfmab-results-N"; 0 for anything else (not a format pfmab wrote).
+unsigned format_version(std::string_view format) {
+  constexpr std::string_view prefix = "pfmab-results-";
+  if (!format.starts_with(prefix)) return 0;
+  format.remove_prefix(prefix.size());
+  unsigned version = 0;
+  const auto [end, error] = std::from_chars(format.data(), format.data() + format.size(), version);
+  return error == std::errc{} && end == format.data() + format.size() ? version : 0;
+}
+
+}  // namespace
 
 template <class Step>
 auto ResultsReader::reading(Step&& step) const -> decltype(step()) {
@@ -51,19 +68,29 @@ ResultsReader::ResultsReader(const std::filesystem::path& path) : path_(path) {
     if (!h5::has_attribute(file_->get(), "format")) {
       throw unreadable(fmt::format("no '{}' format attribute (not written by pfmab)", kFormat));
     }
-    const auto older = [&](const std::string& format) {
-      return UserError(fmt::format(
-          "'{}' is a pfmab output of format '{}', this pfmab reads '{}' (rerun the experiment "
-          "with --overwrite)",
-          path.string(), format, kFormat));
-    };
+    std::string format;
     try {
-      if (const auto format = h5::read_string_attribute(file_->get(), "format");
-          format != kFormat) {
-        throw older(format);
-      }
+      format = h5::read_string_attribute(file_->get(), "format");
     } catch (const h5::VariableLengthString&) {
-      throw older("pfmab-results-4 or earlier");  // they stored strings variable-length
+      // not read: libhdf5's reader of variable-length strings fails badly on
+      // damaged files
+      throw UserError(fmt::format(
+          "'{}' has a variable-length format attribute, as pfmab-results-4 and earlier wrote "
+          "it (or another program, such as h5py); this pfmab reads '{}' (rerun the experiment "
+          "with --overwrite)",
+          path.string(), kFormat));
+    }
+    if (format != kFormat) {
+      const auto shown = excerpt(format, 60);
+      throw UserError(
+          format_version(format) > format_version(kFormat)
+              ? fmt::format("'{}' is a pfmab output of format '{}', newer than this pfmab reads "
+                            "('{}'): read it with the pfmab that wrote it (its pfmab_version "
+                            "attribute)",
+                            path.string(), shown, kFormat)
+              : fmt::format("'{}' is a pfmab output of format '{}', this pfmab reads '{}' "
+                            "(rerun the experiment with --overwrite)",
+                            path.string(), shown, kFormat));
     }
     try {
       shard_ = sim::parse_shard(attribute("shard"));

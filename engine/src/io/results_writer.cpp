@@ -41,10 +41,11 @@ constexpr std::uint64_t kReplayRows = ResultsWriter::kChunkRows;
 // while it is being built leaves no half-made output. Returns the lock of the
 // new file.
 OutputLock build_new_output(const OutputTarget& target, const Experiment& experiment,
-                            std::span<const sim::Cell> cells, const sim::Shard& shard) {
+                            std::span<const sim::Cell> cells, const sim::Shard& shard,
+                            const StopToken& stop) {
   NewOutput built(target);
   try {
-    create_output(built.path(), experiment, cells, shard);
+    create_output(built.path(), experiment, cells, shard, stop);
   } catch (const h5::Error& e) {
     throw SystemError(
         fmt::format("cannot create output '{}': {}", target.shown.string(), e.what()));
@@ -87,7 +88,8 @@ void check_growth(const std::filesystem::path& path, const ResultsReader& existi
 class ResultsWriter::Impl {
  public:
   Impl(const std::filesystem::path& path, const Experiment& experiment,
-       std::span<const sim::Cell> cells, bool overwrite, const sim::Shard& shard);
+       std::span<const sim::Cell> cells, bool overwrite, const sim::Shard& shard,
+       const StopToken& stop);
   Impl(const NewOutput& merged, std::span<const std::vector<sim::ReplicationRange>> ranges,
        const std::string& merged_from);
   ~Impl();
@@ -171,7 +173,8 @@ void ResultsWriter::Impl::writing(Step&& step) {
 }
 
 ResultsWriter::Impl::Impl(const std::filesystem::path& path, const Experiment& experiment,
-                          std::span<const sim::Cell> cells, bool overwrite, const sim::Shard& shard)
+                          std::span<const sim::Cell> cells, bool overwrite, const sim::Shard& shard,
+                          const StopToken& stop)
     : shown_(path) {
   h5::silence_errors();
   const auto target = check_output(path, experiment.files);
@@ -214,7 +217,7 @@ ResultsWriter::Impl::Impl(const std::filesystem::path& path, const Experiment& e
     }
     resumed_ = true;
   } else {
-    lock_ = build_new_output(target, experiment, cells, shard);
+    lock_ = build_new_output(target, experiment, cells, shard, stop);
   }
   writing([&] { open(path, Readers::allowed); });
 }
@@ -404,8 +407,8 @@ void ResultsWriter::Impl::write_summaries() {
 
 ResultsWriter::ResultsWriter(const std::filesystem::path& path, const Experiment& experiment,
                              std::span<const sim::Cell> cells, bool overwrite,
-                             const sim::Shard& shard)
-    : impl_(std::make_unique<Impl>(path, experiment, cells, overwrite, shard)) {}
+                             const sim::Shard& shard, const StopToken& stop)
+    : impl_(std::make_unique<Impl>(path, experiment, cells, overwrite, shard, stop)) {}
 
 ResultsWriter::ResultsWriter(const NewOutput& merged,
                              std::span<const std::vector<sim::ReplicationRange>> ranges,

@@ -25,7 +25,8 @@ double seconds_since(Clock::time_point start) {
 // writer and the report, with progress; alone, or coordinating the other
 // ranks.
 void lead(const io::Experiment& experiment, const Options& options, World& world,
-          sim::RunOptions& run, std::optional<io::ResultsWriter>& writer, Outcome& outcome) {
+          sim::RunOptions& run, std::vector<io::CellAccumulator>& accumulators,
+          std::optional<io::ResultsWriter>& writer, Outcome& outcome) {
   const auto& cells = experiment.cells;
   const auto total = sim::total(run.ranges);
   std::uint64_t asked = 0;  // every cell's share
@@ -40,11 +41,6 @@ void lead(const io::Experiment& experiment, const Options& options, World& world
                              options.output.string(), asked - total, asked);
   }
 
-  std::vector<io::CellAccumulator> accumulators;
-  for (std::size_t c = 0; c < cells.size(); ++c) {
-    accumulators.emplace_back(io::describe(
-        cells[c], experiment.values[c], options.shard.range(experiment.replications(c)).count()));
-  }
   Digest digest;
   auto& timings = outcome.timings;
   std::atomic<bool> own_stop{false};
@@ -56,8 +52,13 @@ void lead(const io::Experiment& experiment, const Options& options, World& world
     // In flight: in every rank's pipeline (not the blocks a rank holds but has not begun).
     const auto in_flight =
         static_cast<std::uint64_t>(world.size()) * sim::max_in_flight(run.threads);
-    io::ProgressDisplay progress(io::cell_work(cells, run.ranges), in_flight, options.progress,
-                                 {}, options.on_progress);
+    // a continued run counts what it continues as done
+    std::vector<std::uint64_t> kept(cells.size(), 0);
+    if (writer) {
+      for (std::size_t c = 0; c < cells.size(); ++c) kept[c] = writer->done(c);
+    }
+    io::ProgressDisplay progress(io::cell_work(cells, run.ranges, kept), in_flight,
+                                 options.progress, {}, options.on_progress);
     std::optional<io::WriterThread> writing;
     if (writer) writing.emplace(*writer);
     const sim::ResultSink sink = [&](std::size_t c, std::uint64_t, sim::ReplicationResult&& r) {
@@ -129,14 +130,23 @@ Outcome run_experiment(const io::Experiment& experiment, const Options& options,
     run.ranges.push_back(options.shard.range(experiment.replications(c)));
   }
 
-  // The output is the leader's, opened once every rank is ready: a rank that
-  // cannot run the experiment leaves no file behind.
+  // The reports and the output are the leader's, made once every rank is
+  // ready: a rank that cannot run the experiment leaves no file behind. A
+  // stop request during the set-up (the bounds' C* solves, the output's
+  // cells) throws Interrupted, leaving no file behind either.
+  const StopToken stop(options.stop);
+  std::vector<io::CellAccumulator> accumulators;
   std::optional<io::ResultsWriter> writer;
   Outcome outcome;
   world.on_every_rank([&] {
-    if (!world.leader() || options.output.empty()) return;
+    if (!world.leader()) return;
+    for (std::size_t c = 0; c < cells.size(); ++c) {
+      accumulators.emplace_back(
+          io::describe(cells[c], experiment.values[c], run.ranges[c].count(), stop));
+    }
+    if (options.output.empty()) return;
     const auto start = Clock::now();
-    writer.emplace(options.output, experiment, cells, options.overwrite, options.shard);
+    writer.emplace(options.output, experiment, cells, options.overwrite, options.shard, stop);
     for (std::size_t c = 0; c < cells.size(); ++c) run.ranges[c].first += writer->done(c);
     outcome.timings.open = seconds_since(start);
   });
@@ -145,7 +155,7 @@ Outcome run_experiment(const io::Experiment& experiment, const Options& options,
   // From here on the ranks wait on one another.
   world.all_or_none([&] {
     if (world.leader()) {
-      lead(experiment, options, world, run, writer, outcome);
+      lead(experiment, options, world, run, accumulators, writer, outcome);
     } else {
       world.run(cells, run, {});  // the leader stops it
     }

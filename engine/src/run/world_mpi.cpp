@@ -10,6 +10,7 @@
 #include "pfmab/mpi/launcher.hpp"
 #include "pfmab/run/world.hpp"
 #include "pfmab/util/error.hpp"
+#include "pfmab/util/stop_token.hpp"
 
 namespace pfmab::run {
 namespace {
@@ -32,6 +33,9 @@ class MpiWorld final : public World {
     } catch (const UserError&) {
       error = std::current_exception();
       status = 2;
+    } catch (const Interrupted&) {
+      error = std::current_exception();
+      status = 130;  // as the program exits after a stop request
     } catch (const std::exception&) {
       error = std::current_exception();
       status = 1;

@@ -63,10 +63,10 @@ Fidelity Cell::drawn_fidelity() const {
   return algorithm_->protocol() == Protocol::slot_by_slot ? Fidelity::per_pull : spec_.fidelity;
 }
 
-theory::Bounds Algorithm::bounds(const Cell& cell) const {
+theory::Bounds Algorithm::bounds(const Cell& cell, const StopToken& stop) const {
   return theory::compute_bounds(cell.instance(), cell.measured(), nullptr, cell.horizon(),
                                 cell.spec().comm_cost,
-                                fmt::format("Theorem 2 bounds PF-UCB, not {}", name()));
+                                fmt::format("Theorem 2 bounds PF-UCB, not {}", name()), stop);
 }
 
 }  // namespace pfmab::sim

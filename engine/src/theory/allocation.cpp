@@ -47,10 +47,20 @@ class Program {
     const double other = (1.0 - mixed.alpha()) / m;
     shared_ = other * other;
     own_ = (mixed.alpha() + other) * (mixed.alpha() + other) - shared_;
+    double largest = 0.0;
+    for (std::size_t n = 0; n < mixed.clients(); ++n) {
+      for (std::size_t k = 0; k < arms_; ++k) {
+        if (k != mixed.optimal_arm(n)) largest = std::max(largest, mixed.gap(n, k));
+      }
+    }
+    // The gaps times 2^scale_, largest in [1, 2): exact, and D'^2 no longer
+    // underflows for gaps below 1e-154, whose C* is finite (the units below
+    // undo it exactly, so the result is the same bits as unscaled).
+    scale_ = largest > 0.0 ? -std::ilogb(largest) : 0;
     for (std::size_t n = 0; n < mixed.clients(); ++n) {
       for (std::size_t k = 0; k < arms_; ++k) {
         if (k == mixed.optimal_arm(n)) continue;
-        const double gap = mixed.gap(n, k);
+        const double gap = std::ldexp(mixed.gap(n, k), scale_);
         vars_.push_back({n, k, mixed.optimal_arm(n), gap, gap * gap / (2.0 * sigma * sigma)});
       }
     }
@@ -67,9 +77,13 @@ class Program {
     }
   }
 
-  // The objective in the program's units, and u, from the solver's.
-  double objective_unit() const { return cost_unit_ / room_unit_; }
-  double u_unit() const { return room_unit_; }
+  // C* from the objective in the program's units, and x = 1 / u from the
+  // solver's u, the gaps unscaled (a cost scales as 2^scale_, a room as its
+  // square).
+  double constant(double objective) const {
+    return objective * std::ldexp(cost_unit_ / room_unit_, scale_);
+  }
+  double pulls(double u) const { return std::ldexp(1.0 / (u * room_unit_), 2 * scale_); }
 
   const std::vector<Variable>& variables() const { return vars_; }
   std::size_t size() const { return vars_.size(); }
@@ -204,6 +218,7 @@ class Program {
   std::size_t arms_;
   bool coupled_;
   double shared_ = 0.0, own_ = 0.0;
+  int scale_ = 0;
   double cost_unit_ = 0.0, room_unit_ = 0.0;
   std::vector<Variable> vars_;
 };
@@ -221,7 +236,7 @@ double barrier(const Program& program, const std::vector<double>& u, double t) {
 }  // namespace
 
 OptimalAllocation optimal_allocation(const model::MixedModel& mixed, double sigma,
-                                     Coupling coupling, double gap_share) {
+                                     Coupling coupling, double gap_share, const StopToken& stop) {
   OptimalAllocation out;
   const std::size_t m = mixed.clients(), k = mixed.arms();
   out.pulls.assign(m * k, 0.0);
@@ -251,6 +266,7 @@ OptimalAllocation optimal_allocation(const model::MixedModel& mixed, double sigm
   for (double raise = 20.0; raise >= 1.1;) {
     bool converged = false;
     for (unsigned step = 0; step < kMaxSteps && !converged; ++step) {
+      stop.throw_if_requested();
       const auto [dx, slope] = program.newton_step(u, program.slacks(u), t);
       ++out.newton_steps;
       if (-slope / 2.0 <= kDecrement) {         // the Newton decrement
@@ -286,9 +302,9 @@ OptimalAllocation optimal_allocation(const model::MixedModel& mixed, double sigm
   std::vector<double> y(s.size());
   for (std::size_t i = 0; i < s.size(); ++i) y[i] = 1.0 / (t * s[i]);
   out.gap = std::max(0.0, (f - program.dual(y)) / f);
-  out.constant = f * program.objective_unit();
+  out.constant = program.constant(f);
   for (std::size_t i = 0; i < vars.size(); ++i) {
-    out.pulls[vars[i].client * k + vars[i].arm] = 1.0 / (u[i] * program.u_unit());
+    out.pulls[vars[i].client * k + vars[i].arm] = program.pulls(u[i]);
   }
   return out;
 }

@@ -26,10 +26,23 @@ double per_divergence(double x, double divergence) {
   return std::isinf(divergence) ? 0.0 : x / divergence;
 }
 
+// x / kl(mu, mu + shift). With Gaussian rewards x and the shift are first
+// scaled by one power of two, which is exact and undone exactly: the shift
+// squared would underflow for gaps below 1e-154, whose bounds are finite.
+double per_divergence(const model::RewardFamily& family, double mu, double x, double shift) {
+  if (family.kind != model::RewardKind::gaussian || !(shift > 0.0) || !std::isfinite(shift)) {
+    return per_divergence(x, kl_shifted(family, mu, shift));
+  }
+  const int scale = -std::ilogb(shift);
+  return std::ldexp(
+      per_divergence(std::ldexp(x, scale), kl_shifted(family, mu, std::ldexp(shift, scale))),
+      scale);
+}
+
 // C* for Gaussian rewards, solved once per mixed model and sigma: the cells
 // of a sweep share them across T, C and algorithms, and a game of 1,000
 // clients and 50 arms takes seconds to solve.
-double c_star_gaussian(const model::MixedModel& mixed, double sigma) {
+double c_star_gaussian(const model::MixedModel& mixed, double sigma, const StopToken& stop) {
   std::vector<double> key{mixed.alpha(), sigma, static_cast<double>(mixed.arms())};
   for (std::size_t m = 0; m < mixed.clients(); ++m) {
     for (std::size_t k = 0; k < mixed.arms(); ++k) key.push_back(mixed.mixed_mean(m, k));
@@ -37,9 +50,12 @@ double c_star_gaussian(const model::MixedModel& mixed, double sigma) {
   static std::mutex mutex;
   static std::map<std::vector<double>, double> solved;
   const std::lock_guard lock(mutex);
-  const auto [at, fresh] = solved.try_emplace(std::move(key), 0.0);
-  if (fresh) at->second = optimal_allocation(mixed, sigma).constant;
-  return at->second;
+  if (const auto at = solved.find(key); at != solved.end()) return at->second;
+  // an interrupted solve leaves no entry: a later call solves it anew
+  const double constant =
+      optimal_allocation(mixed, sigma, Coupling::coupled, kExactGap, stop).constant;
+  solved.emplace(std::move(key), constant);
+  return constant;
 }
 
 }  // namespace
@@ -58,7 +74,7 @@ double kl_shifted(const model::RewardFamily& family, double mu, double shift) {
 
 Bounds compute_bounds(const model::Instance& instance, const model::MixedModel& mixed,
                       const algorithms::PfUcbRule* rule, std::uint64_t horizon, double comm_cost,
-                      const std::string& theorem2_inapplicable) {
+                      const std::string& theorem2_inapplicable, const StopToken& stop) {
   const std::size_t clients = instance.clients(), arms = instance.arms();
   const double m_count = static_cast<double>(clients), alpha = mixed.alpha();
   const double beta = alpha + (1.0 - alpha) / m_count;  // weight of client m's own reward
@@ -71,7 +87,7 @@ Bounds compute_bounds(const model::Instance& instance, const model::MixedModel& 
   Bounds b;
   b.log_horizon = std::log(static_cast<double>(horizon));
   if (gaussian) {
-    b.c_star = c_star_gaussian(mixed, family.sigma);
+    b.c_star = c_star_gaussian(mixed, family.sigma, stop);
   } else {
     b.c_star = nan;
     b.c_star_note =
@@ -85,23 +101,28 @@ Bounds compute_bounds(const model::Instance& instance, const model::MixedModel& 
       const double gap = mixed.gap(m, k), mu = instance.local_means(m)[k];
       // Theorem 1: learning arm k for client m itself (Y), and for the
       // client n != m that needs client m's arm-k information most (Z).
-      const double local = per_divergence(gap, kl_shifted(family, mu, gap / beta));
-      double hardest = inf;
+      const double local = per_divergence(family, mu, gap, gap / beta);
+      double hardest = 0.0;  // gap / kl for the client with the least divergence
       for (std::size_t n = 0; n < clients && gamma > 0.0; ++n) {
         if (n != m && !optimal(n, k)) {
-          hardest = std::min(hardest, kl_shifted(family, mu, mixed.gap(n, k) / gamma));
+          hardest = std::max(hardest, per_divergence(family, mu, gap, mixed.gap(n, k) / gamma));
         }
       }
-      b.theorem1_constant += std::max(local, per_divergence(gap, hardest));
+      b.theorem1_constant += std::max(local, hardest);
       if (gaussian) {
         // Corollary 1: Delta'_k over every client for which k is suboptimal
         double smallest_gap = inf;
         for (std::size_t n = 0; n < clients; ++n) {
           if (!optimal(n, k)) smallest_gap = std::min(smallest_gap, mixed.gap(n, k));
         }
-        b.corollary1_constant +=
-            std::max(2.0 * beta * beta * variance / gap,
-                     2.0 * gamma * gamma * variance * gap / (smallest_gap * smallest_gap));
+        // the second term's gaps scaled by a power of two, exactly, as in
+        // per_divergence: the smallest squared would underflow below 1e-154
+        const int scale = -std::ilogb(smallest_gap);
+        const double scaled = std::ldexp(smallest_gap, scale);
+        b.corollary1_constant += std::max(
+            2.0 * beta * beta * variance / gap,
+            std::ldexp(2.0 * gamma * gamma * variance * std::ldexp(gap, scale) / (scaled * scaled),
+                       scale));
       }
     }
   }

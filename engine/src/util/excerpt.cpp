@@ -50,7 +50,13 @@ std::string escape_of(char32_t c) {
       break;
   }
   if (c < 0x20 || c == 0x7F) return fmt::format("\\x{:02x}", static_cast<unsigned>(c));
-  if ((c >= 0x80 && c <= 0x9F) || c == 0x2028 || c == 0x2029) {
+  // C1 controls, line and paragraph separators, and the invisible format
+  // characters that would reorder or hide a message's text: zero-width
+  // ones, the bidirectional marks, embeddings, overrides and isolates
+  // (U+202E would show a path backwards), the byte-order mark.
+  const bool invisible = (c >= 0x200B && c <= 0x200F) || (c >= 0x202A && c <= 0x202E) ||
+                         (c >= 0x2066 && c <= 0x2069) || c == 0x061C || c == 0xFEFF;
+  if ((c >= 0x80 && c <= 0x9F) || c == 0x2028 || c == 0x2029 || invisible) {
     return fmt::format("\\u{:04x}", static_cast<std::uint32_t>(c));
   }
   return {};

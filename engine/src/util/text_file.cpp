@@ -14,8 +14,10 @@ std::string read_text_file(const std::filesystem::path& path, std::string_view w
                            std::size_t max_bytes) {
   const auto shown = excerpt(path.string(), path_excerpt_chars);
   std::error_code ec;
-  if (std::filesystem::is_directory(path, ec)) {
-    throw UserError(fmt::format("{} '{}' is a directory, not a file", what, shown));
+  const auto type = std::filesystem::status(path, ec).type();
+  if (type != std::filesystem::file_type::regular &&
+      type != std::filesystem::file_type::not_found && type != std::filesystem::file_type::none) {
+    throw UserError(fmt::format("{} '{}' is {}, not a regular file", what, shown, kind_of(type)));
   }
   std::ifstream in(path, std::ios::binary);
   if (!in) {
@@ -35,7 +37,26 @@ std::string read_text_file(const std::filesystem::path& path, std::string_view w
     }
   }
   if (in.bad()) throw UserError(fmt::format("cannot read {} '{}' (a read error)", what, shown));
+  constexpr std::string_view byte_order_mark = "\xEF\xBB\xBF";
+  if (text.starts_with(byte_order_mark)) text.erase(0, byte_order_mark.size());
   return text;
+}
+
+std::string kind_of(std::filesystem::file_type type) {
+  switch (type) {
+    case std::filesystem::file_type::directory:
+      return "a directory";
+    case std::filesystem::file_type::character:
+      return "a character device";
+    case std::filesystem::file_type::block:
+      return "a block device";
+    case std::filesystem::file_type::fifo:
+      return "a FIFO (named pipe)";
+    case std::filesystem::file_type::socket:
+      return "a socket";
+    default:
+      return "not a regular file";
+  }
 }
 
 }  // namespace pfmab

@@ -162,59 +162,104 @@ TEST(CellWork, NamesEachCellShortlyAndCountsTheReplicationsOfTheRun) {
   EXPECT_GT(work[0].cost, 1000 * work[1].cost);
 }
 
-TEST(ProgressDisplay, LoggedLinesSayDoneTotalShareEtaAndTheCell) {
-  const auto text = stderr_of([&] {
-    ProgressDisplay progress({{"first", "a", 1.0, 100}, {"second", "a", 1.0, 100}}, 8,
-                             ProgressStyle::logged, std::chrono::milliseconds(20));
-    for (int i = 0; i < 10; ++i) {
-      for (int r = 0; r < 10; ++r) progress.finished(i < 5 ? 0 : 1);
-      std::this_thread::sleep_for(std::chrono::milliseconds(15));
-    }
-  });
-  std::istringstream lines(text);
-  std::vector<std::string> seen;
-  for (std::string line; std::getline(lines, line);) seen.push_back(line);
-  // 150 ms of run, a line per 20 ms: several, however the scheduler wakes it
-  ASSERT_GE(seen.size(), 2u) << text;
-  for (const auto& line : seen) {
-    EXPECT_EQ(line.rfind("pfmab: ", 0), 0u) << line;
-    EXPECT_NE(line.find("/200 replications  "), std::string::npos) << line;
-    EXPECT_NE(line.find("% done  ETA "), std::string::npos) << line;
-    EXPECT_TRUE(line.ends_with("  cell 1/2: first") || line.ends_with("  cell 2/2: second"))
-        << line;
-  }
-  EXPECT_EQ(text.find_first_of("\r\033"), std::string::npos) << "no terminal codes in a log";
+TEST(CellWork, ANameSaysOnlyWhatTellsTheCellFromTheOthersAndAContinuedRunWhatItKept) {
+  // a horizon sweep: T alone tells its cells apart
+  const std::vector<sim::Cell> sweep{
+      cell_of("pf-ucb", 0.25, 1, 1000, "data/synthetic_4x9.csv"),
+      cell_of("pf-ucb", 0.25, 1, 1'000'000, "data/synthetic_4x9.csv")};
+  const std::vector<sim::ReplicationRange> ranges{{0, 10}, {4, 10}};
+  const std::vector<std::uint64_t> kept{0, 4};
+  const auto work = cell_work(sweep, ranges, kept);
+  EXPECT_EQ(work[0].name, "T 1e3");
+  EXPECT_EQ(work[1].name, "T 1e6");
+  EXPECT_EQ(work[1].replications, 6u);
+  EXPECT_EQ(work[1].kept, 4u);
+  // one cell: everything
+  const auto one = cell_work(std::span(sweep).first(1), std::span(ranges).first(1));
+  EXPECT_EQ(one[0].name, "pf-ucb alpha 0.25 C 1 T 1e3 synthetic_4x9");
+  EXPECT_EQ(one[0].kept, 0u);
 }
 
-// The last line a redrawn display of one cell named `name` draws, between
-// its \r and its \033[K, before the clearing.
-std::string last_redrawn_line(const std::string& name) {
-  const auto text = stderr_of([&] {
-    ProgressDisplay progress({{name, "a", 1.0, 10}}, 8, ProgressStyle::redrawn,
-                             std::chrono::milliseconds(10));
-    progress.finished(0);
-    std::this_thread::sleep_for(std::chrono::milliseconds(50));
-  });
-  EXPECT_EQ(text.rfind("\r[", 0), 0u) << text;
-  EXPECT_TRUE(text.ends_with("\r\033[K")) << text;
-  const auto close = text.rfind("\033[K", text.size() - 4);
-  const auto open = text.rfind('\r', close) + 1;
-  return text.substr(open, close - open);
+// A report of cell `cell` of `cells` named `name`, `done` of `total` done
+// with 30 s behind and 90 s ahead (a quarter of the run's time).
+ProgressReport report_of(std::uint64_t done, std::uint64_t total, std::size_t cell,
+                         std::size_t cells, std::string name) {
+  return {done, total, 30.0, 90.0, cell, cells, std::move(name)};
 }
 
-TEST(ProgressDisplay, ARedrawnLineFitsTheTerminalCutBetweenCharacters) {
+TEST(ProgressLine, ALoggedLineSaysDoneTotalShareEtaAndTheCell) {
+  const auto line = logged_line(report_of(365, 7400, 4, 220, "pf-alloc alpha 0.25 C 1"));
+  EXPECT_EQ(line,
+            "pfmab: 365/7400 replications  25.0% done  ETA 90s  cell 5/220: pf-alloc "
+            "alpha 0.25 C 1");
+  EXPECT_EQ(line.find_first_of("\r\033"), std::string::npos) << "no terminal codes in a log";
+  EXPECT_EQ(logged_line({0, 10, 0.0, std::nullopt, 0, 1, "only"}),
+            "pfmab: 0/10 replications  0.0% done  ETA -  cell 1/1: only");
+}
+
+TEST(ProgressLine, ARedrawnLineDropsTheLeastUsefulPartsFirstToFitTheTerminal) {
+  const auto report = report_of(365, 7400, 4, 220, "pf-alloc alpha 0.25 C 1 T 1e6 movielens_10x40");
+  const std::string bar = "[=====               ] ";
+  const std::string counts = "365/7400  ETA 90s";
+  const std::string name = "pf-alloc alpha 0.25 C 1 T 1e6 movielens_10x40";
+  const auto whole = bar + counts + "  cell 5/220: " + name;
+  EXPECT_EQ(redrawn_line(report, 200), whole);
+  EXPECT_EQ(redrawn_line(report, whole.size()), whole);
+  // one column short: the bar goes first, then the cell's number
+  EXPECT_EQ(redrawn_line(report, whole.size() - 1), counts + "  cell 5/220: " + name);
+  EXPECT_EQ(redrawn_line(report, counts.size() + 14 + name.size() - 1), counts + "  " + name);
+  // then the end of the name, marked; the counts and the ETA stay whatever the width
+  const auto cut = redrawn_line(report, 40);
+  EXPECT_EQ(cut, (counts + "  " + name).substr(0, 37) + "...");
+  EXPECT_EQ(redrawn_line(report, 10), counts);
+}
+
+TEST(ProgressLine, ARedrawnLineIsCutBetweenCharactersAndCountsThemNotBytes) {
   std::string accents;
   for (int i = 0; i < 100; ++i) accents += "\u00e9";  // 2 bytes each in UTF-8
   // one of the two is cut inside a character at 79 bytes, whatever comes before
   for (const auto& name : {accents, "x" + accents}) {
-    const auto line = last_redrawn_line(name);
-    // stderr is a file here, which has no width: 80 columns
-    EXPECT_GE(line.size(), 78u) << line;
-    EXPECT_LE(line.size(), 79u) << line;
+    const auto line = redrawn_line(report_of(1, 10, 0, 1, name), 79);
     EXPECT_TRUE(testing::printable(line)) << "cut between characters: " << line;
-    EXPECT_NE(line.find("] 1/10  ETA "), std::string::npos) << line;
-    EXPECT_NE(line.find("  cell 1/1: "), std::string::npos) << line;
+    EXPECT_TRUE(line.ends_with("...")) << line;
+    EXPECT_EQ(line.rfind("1/10  ETA 90s  ", 0), 0u) << line;
+    std::size_t characters = 0;
+    for (const char c : line) characters += (static_cast<unsigned char>(c) & 0xC0) != 0x80;
+    EXPECT_GE(characters, 78u) << line;
+    EXPECT_LE(characters, 79u) << line;
   }
+}
+
+TEST(ProgressTracker, AContinuedRunCountsWhatItKeptAsDoneButTimesOnlyWhatItRuns) {
+  // 365 of 7400 kept: the line counts the whole run, the rate this run's alone
+  std::vector<CellWork> cells{{"first", "a", 1.0, 0, 300}, {"second", "a", 1.0, 7035, 65}};
+  ProgressTracker tracker(cells, 0);
+  auto estimate = tracker.at(1.0);
+  EXPECT_EQ(estimate.done, 365u);
+  EXPECT_EQ(estimate.total, 7400u);
+  EXPECT_FALSE(estimate.remaining) << "nothing of this run timed yet";
+  tracker.finished(1, 2.0);
+  estimate = tracker.at(2.0);
+  EXPECT_EQ(estimate.done, 366u);
+  // 2 s for one replication of cost 1: the 7034 left take 2 s each
+  ASSERT_TRUE(estimate.remaining);
+  EXPECT_DOUBLE_EQ(*estimate.remaining, 2.0 * 7034);
+}
+
+TEST(ProgressDisplay, AReportedDisplayReportsOnceMoreAsItEnds) {
+  // a period of an hour: the one report is the last, whatever the scheduler does
+  std::vector<ProgressReport> reports;
+  {
+    ProgressDisplay progress({{"only", "a", 1.0, 10, 5}}, 8, ProgressStyle::reported,
+                             std::chrono::hours(1),
+                             [&](const ProgressReport& r) { reports.push_back(r); });
+    progress.finished(0);
+    progress.finished(0);
+  }
+  ASSERT_EQ(reports.size(), 1u);
+  EXPECT_EQ(reports[0].done, 7u);
+  EXPECT_EQ(reports[0].total, 15u);
+  EXPECT_EQ(reports[0].cell_name, "only");
 }
 
 TEST(ProgressDisplay, NoneWritesNothing) {

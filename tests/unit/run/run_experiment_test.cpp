@@ -12,6 +12,7 @@
 #include "pfmab/run/world.hpp"
 #include "pfmab/sim/runner.hpp"
 #include "pfmab/util/error.hpp"
+#include "pfmab/util/stop_token.hpp"
 
 #include "run_cli.hpp"
 #include "temp_dir.hpp"
@@ -61,15 +62,32 @@ TEST(RunExperiment, AShardReportsItsShareOnly) {
   EXPECT_EQ(outcome.report->cells[0].regret.count, 5u);
 }
 
-TEST(RunExperiment, StoppedItKeepsWhatIsInTheOutputAndTheSameCallContinuesIt) {
+TEST(RunExperiment, StoppedDuringItsSetUpItThrowsAndWritesNothing) {
   const testing::TempDir dir("run-experiment");
   OneRank alone;
-  std::atomic<bool> stop{true};  // before the first replication
+  std::atomic<bool> stop{true};
   int started = 0;
   auto options = on_threads(2);
   options.output = dir / "out.h5";
   options.stop = &stop;
   options.on_start = [&] { ++started; };
+  EXPECT_THROW(run_experiment(experiment(), options, alone), Interrupted);
+  EXPECT_EQ(started, 0);
+  EXPECT_TRUE(std::filesystem::is_empty(dir.dir())) << "no output, no temporary file";
+}
+
+TEST(RunExperiment, StoppedItKeepsWhatIsInTheOutputAndTheSameCallContinuesIt) {
+  const testing::TempDir dir("run-experiment");
+  OneRank alone;
+  std::atomic<bool> stop{false};
+  int started = 0;
+  auto options = on_threads(2);
+  options.output = dir / "out.h5";
+  options.stop = &stop;
+  options.on_start = [&] {  // set up: before the first replication
+    ++started;
+    stop = true;
+  };
   const auto stopped = run_experiment(experiment(), options, alone);
   EXPECT_EQ(started, 1);
   EXPECT_FALSE(stopped.report);
@@ -78,6 +96,7 @@ TEST(RunExperiment, StoppedItKeepsWhatIsInTheOutputAndTheSameCallContinuesIt) {
   EXPECT_EQ(stopped.stopped->asked, 40u);
 
   stop = false;
+  options.on_start = {};
   const auto resumed = run_experiment(experiment(), options, alone);
   ASSERT_TRUE(resumed.report);  // read back from the output
   EXPECT_EQ(resumed.report->digest, run_experiment(experiment(), on_threads(1), alone).report->digest);

@@ -8,6 +8,7 @@
 #include "pfmab/theory/allocation.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <numeric>
 #include <random>
@@ -212,6 +213,51 @@ TEST(Allocation, ACoarseSolveStopsSoonerWithinTheGapAsked) {
     EXPECT_LE(coarse.constant, exact.constant * (1.0 + 1e-3)) << "alpha " << alpha;
     EXPECT_LT(coarse.newton_steps, exact.newton_steps) << "alpha " << alpha;
   }
+}
+
+// Gaps below 1e-154, whose squares underflow: C*, Theorem 1's and Corollary
+// 1's constants are finite and scale as one over the gaps (C* to the
+// solver's certified 1e-7; the others are closed forms, to rounding).
+TEST(Allocation, GapsBelowTheSquareRootOfTheSmallestDoubleGiveFiniteConstants) {
+  constexpr double tiny = 1e-170;
+  auto scaled = synthetic_rows();
+  for (auto& row : scaled) {
+    for (auto& mean : row) mean *= tiny;
+  }
+  const auto game = synthetic_instance(), small = instance_of(scaled);
+  for (const double alpha : kAlphas) {
+    const model::MixedModel mixed(*game, alpha), tiny_mixed(*small, alpha);
+    const double c = optimal_allocation(mixed, 1.0).constant;
+    const double c_tiny = optimal_allocation(tiny_mixed, 1.0).constant;
+    ASSERT_TRUE(std::isfinite(c_tiny)) << "alpha " << alpha;
+    EXPECT_NEAR(c_tiny * tiny, c, 2e-7 * c) << "alpha " << alpha;
+    const auto b = theory::compute_bounds(*game, mixed, nullptr, 1'000'000, 1.0, "not PF-UCB");
+    const auto b_tiny =
+        theory::compute_bounds(*small, tiny_mixed, nullptr, 1'000'000, 1.0, "not PF-UCB");
+    EXPECT_NEAR(b_tiny.theorem1_constant * tiny, b.theorem1_constant, 1e-12 * b.theorem1_constant)
+        << "alpha " << alpha;
+    EXPECT_NEAR(b_tiny.corollary1_constant * tiny, b.corollary1_constant,
+                1e-12 * b.corollary1_constant)
+        << "alpha " << alpha;
+  }
+}
+
+// A stop request (Ctrl-C while a large game is solved) ends the solve, and
+// the bound interrupted is not remembered: solved again, it is the solver's.
+TEST(Allocation, AStopRequestEndsTheSolveAndLeavesNoBoundBehind) {
+  auto rows = synthetic_rows();  // a game no other test solves
+  rows[0][0] += 0.0123;
+  const auto game = instance_of(rows);
+  const model::MixedModel mixed(*game, 0.5);
+  std::atomic<bool> stop{true};
+  EXPECT_THROW(optimal_allocation(mixed, 1.0, Coupling::coupled, theory::kExactGap,
+                                  StopToken(&stop)),
+               Interrupted);
+  EXPECT_THROW(theory::compute_bounds(*game, mixed, nullptr, 1'000'000, 1.0, "not PF-UCB",
+                                      StopToken(&stop)),
+               Interrupted);
+  const auto bounds = theory::compute_bounds(*game, mixed, nullptr, 1'000'000, 1.0, "not PF-UCB");
+  EXPECT_EQ(bounds.c_star, optimal_allocation(mixed, 1.0).constant);
 }
 
 TEST(Allocation, ATiedBestArmHasNoFiniteBound) {

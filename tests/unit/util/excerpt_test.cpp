@@ -39,6 +39,16 @@ TEST(Excerpt, TerminalControlsAndLineSeparatorsAreEscaped) {
             "a\\u2028b");
 }
 
+// Invisible characters that would reorder or hide a message's text: a
+// right-to-left override shows "evil\u202Evsc.csv" as "evilcsv.exe".
+TEST(Excerpt, BidirectionalAndZeroWidthCharactersAreEscaped) {
+  EXPECT_EQ(excerpt("evil\u202Evsc.csv"), "evil\\u202evsc.csv");
+  EXPECT_EQ(excerpt("a\u2066b\u2069c"), "a\\u2066b\\u2069c");   // isolates
+  EXPECT_EQ(excerpt("a\u200Bb\u200Fc"), "a\\u200bb\\u200fc");   // zero width, RLM
+  EXPECT_EQ(excerpt("\uFEFFx\u061C"), "\\ufeffx\\u061c");       // byte-order mark, ALM
+  EXPECT_EQ(excerpt("\u2010\u2030"), "\u2010\u2030");           // neighbours shown as they are
+}
+
 TEST(Excerpt, LongTextIsCutWithAnEllipsis) {
   const std::string long_value(10'000'000, 'x');
   EXPECT_EQ(excerpt(long_value), std::string(60, 'x') + "...");

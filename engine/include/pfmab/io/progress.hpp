@@ -26,8 +26,8 @@ enum class ProgressStyle {
 
 // What a progress line says, for a program that shows it its own way.
 struct ProgressReport {
-  std::uint64_t done = 0;           // replications handed on
-  std::uint64_t total = 0;          // that the run makes
+  std::uint64_t done = 0;           // replications handed on, or kept from an earlier run
+  std::uint64_t total = 0;          // that the run asks (a continued run's included)
   double elapsed = 0.0;             // seconds
   std::optional<double> remaining;  // seconds, estimated; none before a replication is done
   std::size_t cell = 0;             // the cell being handed on, from 0
@@ -42,17 +42,23 @@ ProgressStyle progress_style(bool quiet);
 
 // One cell of a run as its progress sees it.
 struct CellWork {
-  // Short, for the progress line: "local-ucb alpha 0.5 C 10 T 1e6 movielens_10x40".
+  // Short, for the progress line: what tells it from the run's other cells,
+  // "pf-alloc alpha 0.5 C 10 T 1e6 movielens_10x40" at most.
   std::string name;
   std::string algorithm;  // the cells of one algorithm share a measured correction of their costs
   double cost = 1.0;      // of one replication, estimated: positive, in one unit for all cells
   std::uint64_t replications = 0;  // that this run makes
+  std::uint64_t kept = 0;          // kept from an earlier run (a continued output): done, untimed
 };
 
 // The cells of a run that makes the replications `ranges` of them, with
-// their estimated costs (sim::replication_cost).
+// their estimated costs (sim::replication_cost) and the replications `kept`
+// of each from an earlier run (none if empty). A cell's name gives the
+// algorithm, alpha, C (where it pays for communication), T and the means
+// file's name where they differ among the cells, all of them if none does.
 std::vector<CellWork> cell_work(std::span<const sim::Cell> cells,
-                                std::span<const sim::ReplicationRange> ranges);
+                                std::span<const sim::ReplicationRange> ranges,
+                                std::span<const std::uint64_t> kept = {});
 
 // How far a run is and how long the rest should take: the estimated cost of
 // what is left times the seconds per unit of estimated cost measured so far,
@@ -117,7 +123,8 @@ class ProgressTracker {
 
   mutable std::mutex mutex_;
   std::vector<AlgorithmWork> algorithms_;
-  std::uint64_t done_ = 0;
+  std::uint64_t done_ = 0;  // by this run
+  std::uint64_t kept_ = 0;  // by earlier ones
   std::uint64_t flying_ = 0;
   // The last replication in flight: the `taken_`-th of cell `taken_cell_`.
   std::size_t taken_cell_ = 0;
@@ -161,5 +168,14 @@ class ProgressDisplay {
 
 // A remaining time as a person reads it: "19s", "12m05s", "3h02m".
 std::string duration_text(double seconds);
+
+// A logged display's line: "pfmab: 365/7400 replications  4.9% done  ETA
+// 17m03s  cell 5/220: pf-alloc alpha 0.25 C 1 movielens_10x40".
+std::string logged_line(const ProgressReport& report);
+
+// A redrawn display's line in `width` columns: "[=       ] 365/7400  ETA
+// 17m03s  cell 5/220: ...", what does not fit left out, the least useful
+// first (the bar, the cell's number, the end of its name).
+std::string redrawn_line(const ProgressReport& report, std::size_t width);
 
 }  // namespace pfmab::io

@@ -14,6 +14,7 @@
 #include "pfmab/stats/streaming.hpp"
 #include "pfmab/stats/summary.hpp"
 #include "pfmab/theory/bounds.hpp"
+#include "pfmab/util/stop_token.hpp"
 
 namespace pfmab::io {
 
@@ -49,8 +50,9 @@ struct CellReport {
 };
 
 // Every field of a cell's report but the statistics, from the cell and the
-// values it was made from.
-CellReport describe(const sim::Cell& cell, const CellValues& values, std::uint64_t requested);
+// values it was made from. Polls `stop` (the bounds may take a C* solve).
+CellReport describe(const sim::Cell& cell, const CellValues& values, std::uint64_t requested,
+                    const StopToken& stop = {});
 // A cell's keys, from its values; `mode` as its rewards were drawn (a
 // baseline draws every reward).
 std::vector<CellKey> cell_keys(const CellValues& values, const std::string& mode);

@@ -18,6 +18,7 @@
 #include "pfmab/sim/shard.hpp"
 #include "pfmab/theory/bounds.hpp"
 #include "pfmab/util/error.hpp"
+#include "pfmab/util/stop_token.hpp"
 
 namespace pfmab::io {
 
@@ -77,9 +78,11 @@ class ResultsWriter {
   // rows of every cell are kept. Throws UserError, leaving the file as it
   // was, if it may not receive an output (check_output: the experiment's
   // files are the inputs), holds anything else (unless `overwrite`), or
-  // another process is writing it.
+  // another process is writing it. Polls `stop` while it creates the file
+  // (throwing Interrupted, leaving no file behind).
   ResultsWriter(const std::filesystem::path& path, const Experiment& experiment,
-                std::span<const sim::Cell> cells, bool overwrite, const sim::Shard& shard = {});
+                std::span<const sim::Cell> cells, bool overwrite, const sim::Shard& shard = {},
+                const StopToken& stop = {});
   // Makes the copy of a shard in `merged` the start of a merge whose cells
   // will hold `ranges` (per cell, in order; the shard's rows are the first)
   // and continues it: the other shards' rows are then appended

@@ -27,6 +27,7 @@ class Instance {
   std::span<const double> local_means(std::size_t client) const {
     return {local_means_.data() + client * arms_, arms_};
   }
+  std::span<const double> local_means() const { return local_means_; }  // client by arm
   // mu_k = (1/M) sum_m mu_{k,m}
   double global_mean(std::size_t arm) const { return global_means_[arm]; }
 

@@ -1,6 +1,7 @@
 #pragma once
 
 #include <cstddef>
+#include <span>
 #include <vector>
 
 #include "pfmab/model/instance.hpp"
@@ -14,6 +15,10 @@ class MixedModel {
  public:
   // Throws UserError unless 0 <= alpha <= 1.
   MixedModel(const Instance& instance, double alpha);
+  // The mixed model of any local means, row-major client by arm, such as an
+  // algorithm's estimates of them: no range applies to those (an estimate
+  // may pass the instance's limits by its noise). Any finite means.
+  MixedModel(std::span<const double> local_means, std::size_t clients, double alpha);
 
   double alpha() const { return alpha_; }
   std::size_t clients() const { return clients_; }

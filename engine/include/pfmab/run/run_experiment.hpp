@@ -37,6 +37,8 @@ struct Options {
   io::ProgressCallback on_progress;
   // Once true (read by the leader), no new replication starts; those
   // running are discarded, those finished are kept (written to the output).
+  // Set during the set-up (before on_start), it ends the set-up at once:
+  // run_experiment throws Interrupted, having written nothing.
   // The run sets it itself when a write fails, so that the replications in
   // flight drain before the error is thrown. None: the run cannot be stopped
   // from outside.
@@ -86,7 +88,9 @@ struct Outcome {
 // computed: the same for the same experiment and shard, whatever the
 // threads, ranks or interruptions. Throws UserError for an invalid thread
 // count or shard, or an output that may not be written (then leaving no
-// file behind), SystemError for a failed write; on an MPI world, an error
+// file behind), Interrupted for a stop requested during the set-up (then
+// leaving no file behind, or the output as it was), SystemError for a
+// failed write; on an MPI world, an error
 // is thrown on every rank (see World::on_every_rank) until the run starts,
 // and ends the job after.
 Outcome run_experiment(const io::Experiment& experiment, const Options& options, World& world);

@@ -7,8 +7,8 @@
 #include <string_view>
 
 #include "pfmab/model/instance.hpp"
-#include "pfmab/sim/stop_token.hpp"
 #include "pfmab/theory/bounds.hpp"
+#include "pfmab/util/stop_token.hpp"
 
 namespace pfmab::sim {
 
@@ -55,7 +55,8 @@ class Algorithm {
   virtual std::string schedule() const { return "none"; }
   // The paper's bounds for the cell: Theorem 1 and Corollary 1 for its game;
   // Theorem 2 only where it bounds this algorithm (else NaN, with why).
-  virtual theory::Bounds bounds(const Cell& cell) const;
+  // Polls `stop` (see theory::compute_bounds).
+  virtual theory::Bounds bounds(const Cell& cell, const StopToken& stop = {}) const;
 };
 
 // How a cell's algorithm is made once the cell is known: the experiment

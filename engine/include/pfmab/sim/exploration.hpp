@@ -7,8 +7,8 @@
 #include <pcg_random.hpp>
 
 #include "pfmab/model/instance.hpp"
-#include "pfmab/sim/stop_token.hpp"
 #include "pfmab/sim/trajectory.hpp"
+#include "pfmab/util/stop_token.hpp"
 
 namespace pfmab::sim {
 

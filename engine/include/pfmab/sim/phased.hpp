@@ -11,8 +11,8 @@
 #include "pfmab/sim/cell.hpp"
 #include "pfmab/sim/exploration.hpp"
 #include "pfmab/sim/replication.hpp"
-#include "pfmab/sim/stop_token.hpp"
 #include "pfmab/sim/trajectory.hpp"
+#include "pfmab/util/stop_token.hpp"
 
 namespace pfmab::sim {
 

@@ -4,9 +4,9 @@
 #include <vector>
 
 #include "pfmab/sim/cell.hpp"
-#include "pfmab/sim/stop_token.hpp"
 #include "pfmab/sim/trajectory.hpp"
 #include "pfmab/util/digest.hpp"
+#include "pfmab/util/stop_token.hpp"
 
 namespace pfmab::sim {
 

@@ -15,8 +15,8 @@
 #include "pfmab/rng/streams.hpp"
 #include "pfmab/sim/cell.hpp"
 #include "pfmab/sim/replication.hpp"
-#include "pfmab/sim/stop_token.hpp"
 #include "pfmab/sim/trajectory.hpp"
+#include "pfmab/util/stop_token.hpp"
 
 namespace pfmab::sim {
 

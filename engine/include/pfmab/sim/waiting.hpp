@@ -9,8 +9,8 @@
 #include "pfmab/algorithms/pf_ucb.hpp"
 #include "pfmab/model/instance.hpp"
 #include "pfmab/sim/exploration.hpp"
-#include "pfmab/sim/stop_token.hpp"
 #include "pfmab/sim/trajectory.hpp"
+#include "pfmab/util/stop_token.hpp"
 
 namespace pfmab::sim {
 

@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "pfmab/model/mixed_model.hpp"
+#include "pfmab/util/stop_token.hpp"
 
 // The tight asymptotic lower bound of PF-MAB, C* (docs/allocation.md): the
 // least regret per log T of a uniformly good algorithm, as the optimum of a
@@ -40,8 +41,9 @@ inline constexpr double kExactGap = 1e-11;
 // are diagonal plus rank 2K, so that a step costs O(MK + K^3)), stopping
 // once the gap is within `gap_share` of the objective: an algorithm that
 // re-solves with noisy estimates every phase needs about 1e-3, not 1e-11.
+// Polls `stop` before every Newton step (throwing Interrupted).
 OptimalAllocation optimal_allocation(const model::MixedModel& mixed, double sigma,
                                      Coupling coupling = Coupling::coupled,
-                                     double gap_share = kExactGap);
+                                     double gap_share = kExactGap, const StopToken& stop = {});
 
 }  // namespace pfmab::theory

@@ -6,6 +6,7 @@
 #include "pfmab/model/instance.hpp"
 #include "pfmab/model/mixed_model.hpp"
 #include "pfmab/model/reward_family.hpp"
+#include "pfmab/util/stop_token.hpp"
 
 namespace pfmab::algorithms {
 class PfUcbRule;
@@ -62,8 +63,10 @@ inline constexpr std::uint64_t kMaxBoundPhases = 1'000'000;
 // `theorem2_inapplicable`: why Theorem 2 does not bound the cell's algorithm
 // (it is stated for PF-UCB as Algorithm 1 prints it), empty if it does;
 // `rule`: PF-UCB's, nullptr for another algorithm (then a reason is given).
+// The C* solve polls `stop` (throwing Interrupted): on a large game it takes
+// seconds, and a stop request is honoured within one Newton step.
 Bounds compute_bounds(const model::Instance& instance, const model::MixedModel& mixed,
                       const algorithms::PfUcbRule* rule, std::uint64_t horizon, double comm_cost,
-                      const std::string& theorem2_inapplicable = {});
+                      const std::string& theorem2_inapplicable = {}, const StopToken& stop = {});
 
 }  // namespace pfmab::theory

@@ -4,17 +4,19 @@
 #include <atomic>
 #include <cstdint>
 
-namespace pfmab::sim {
+namespace pfmab {
 
-// Thrown out of a replication that a stop request interrupted. The runner
-// discards that replication; a continued run draws it again from its own
-// streams, so the results are those of an uninterrupted run.
+// Thrown out of work that a stop request interrupted. A replication is
+// discarded by the runner (a continued run draws it again from its own
+// streams, so the results are those of an uninterrupted run); the set-up
+// (the bounds, the output's creation) leaves nothing behind.
 struct Interrupted {};
 
-// A run's stop request (SIGINT, SIGTERM) as a replication sees it. Loops
-// whose length grows with the input (slots, pulls, phases) poll it, so that
-// a stop takes effect within about a millisecond however long a replication
-// is; a poll is one relaxed load.
+// A stop request (SIGINT, SIGTERM, Python's KeyboardInterrupt) as the work
+// sees it. Loops whose length grows with the input (slots, pulls, phases,
+// the C* solve's Newton steps, the output's cells) poll it, so that a stop
+// takes effect within about a millisecond wherever the run is; a poll is one
+// relaxed load.
 class StopToken {
  public:
   StopToken() = default;  // never requested
@@ -45,4 +47,4 @@ class StopToken {
   const std::atomic<bool>* flag_ = nullptr;
 };
 
-}  // namespace pfmab::sim
+}  // namespace pfmab
