@@ -6,6 +6,14 @@
 // whose cells grow past their first shard's share, go on in their own. A
 // chunk written whole is shuffled and deflated; one written in parts is
 // stored unfiltered, in place, and the file holds no dead copy of it.
+//
+// Issue 25: a chunk's rows wait in the writer until it is complete, so an
+// output's bytes, and its size, depend on the experiment only, not on the
+// moments its rows reached the writer (the thread count, the load); a
+// merge is about the size of the single run; the writer's metadata cache
+// has a fixed size, so that a flush costs the same after any number of
+// cells.
+#include <algorithm>
 #include <cstdint>
 #include <filesystem>
 #include <string>
@@ -290,6 +298,122 @@ TEST(OutputFilters, AChunkWrittenWholeIsCompressedAndOneWrittenInPartsIsStoredIn
     for (std::size_t r = 0; r < 20; ++r) {
       expect_same_result(stored[r], results[r], "replication " + std::to_string(r));
     }
+  }
+}
+
+// Every chunk of every row dataset of cell 0 was stored compressed.
+void expect_every_chunk_compressed(const fs::path& path) {
+  h5::Handle file(H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT));
+  sim::for_each_column([&](const auto& column) {
+    h5::Handle set(H5Dopen2(
+        file.get(), (std::string("cells/0000/replications/") + column.name).c_str(), H5P_DEFAULT));
+    hsize_t count = 0;
+    h5::Handle space(H5Dget_space(set.get()));
+    ASSERT_GE(H5Dget_num_chunks(set.get(), space.get(), &count), 0);
+    EXPECT_GT(count, 0u);
+    for (hsize_t i = 0; i < count; ++i) {
+      EXPECT_EQ(chunk_info(path, column.name, i).first, 0u)
+          << column.name << " chunk " << i << " skipped a filter";
+    }
+  });
+}
+
+TEST(OutputSize, AnOutputsSizeDoesNotDependOnHowItsRowsReachTheWriter) {
+  // 600 replications: two whole 256-row chunks and an edge chunk of 88.
+  // Handed over a chunk at a time (a fast run), one row at a time (what a
+  // writer thread hands over when each block waits past its limit: a slow
+  // run, or a loaded machine) or in uneven blocks, the file is the same.
+  TempDir dir("arrival");
+  const auto e = experiment(dir, 600);
+  const auto results = results_of(e);
+  const auto& cell = e.cells[0];
+  const auto write = [&](const std::string& name, std::size_t block_rows) {
+    io::ResultsWriter writer(dir / name, e, e.cells, false);
+    for (std::size_t first = 0; first < results.size();) {
+      io::RowBlock block;
+      block.reset(0, cell.checkpoints().size(), cell.instance().clients());
+      const auto end = std::min<std::size_t>(
+          {results.size(), first + block_rows, first + writer.rows_to_chunk_end(0, first)});
+      for (; first < end; ++first) block.append(results[first]);
+      writer.append(block);
+    }
+    writer.close();
+    return fs::file_size(dir / name);
+  };
+  const auto whole = write("whole.h5", 256);
+  expect_every_chunk_compressed(dir / "whole.h5");
+  for (const std::size_t block_rows : {1, 7, 100}) {
+    SCOPED_TRACE(std::to_string(block_rows) + " rows per block");
+    const auto name = "blocks-" + std::to_string(block_rows) + ".h5";
+    EXPECT_EQ(write(name, block_rows), whole);
+    expect_every_chunk_compressed(dir / name);
+    const io::ResultsReader a(dir / "whole.h5"), b(dir / name);
+    EXPECT_TRUE(a.rows(0, 0, 600).values == b.rows(0, 0, 600).values);
+  }
+}
+
+TEST(OutputSize, TheProgramsOutputIsTheSameSizeOnOneThreadAndOnTwo) {
+  // the FullDisk tests' reference: 2 cells of 20,000 short replications
+  TempDir dir("threads");
+  const std::vector<std::string> large{
+      "--means", shared_data("synthetic_4x9.csv"), "--alpha", "0,0.5", "--horizon", "1e4",
+      "--replications", "20000", "--seed", "1", "--quiet", "--json"};
+  std::vector<std::uintmax_t> sizes;
+  for (const auto* threads : {"1", "2"}) {
+    const auto out = dir / (std::string("out-") + threads + ".h5");
+    const auto r = run_cli(run_to(large, out, {"--threads", threads}));
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    sizes.push_back(fs::file_size(out));
+  }
+  EXPECT_EQ(sizes[0], sizes[1]);
+  expect_every_chunk_compressed(dir / "out-1.h5");
+}
+
+TEST(OutputSize, AMergeIsAboutTheSizeOfTheSingleRun) {
+  // 1,000 replications in 2 shards of 500: the merge goes on in the first
+  // shard's 256-row chunks, of which the second ends at row 500, half way
+  // through the next shard's first rows. Such a chunk was stored unfiltered
+  // (issue 25: the merge 4.6 times the single run's size).
+  constexpr double kRatio = 1.05;
+  TempDir dir("merge-size");
+  const auto single = run_cli(run_to(flags(1000), dir / "single.h5"));
+  ASSERT_EQ(single.exit_code, 0) << single.err;
+  std::vector<std::string> merge{"merge"};
+  for (const auto* shard : {"0/2", "1/2"}) {
+    const auto part = dir / ("part-" + std::string(1, shard[0]) + ".h5");
+    const auto r = run_cli(run_to(flags(1000), part, {"--shard", shard}));
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    merge.push_back(part.string());
+  }
+  merge.insert(merge.end(), {"-o", (dir / "merged.h5").string(), "--json"});
+  const auto merged = run_cli(merge);
+  ASSERT_EQ(merged.exit_code, 0) << merged.err;
+  EXPECT_EQ(printed_digest(merged), printed_digest(single));
+  const auto single_size = fs::file_size(dir / "single.h5");
+  const auto merged_size = fs::file_size(dir / "merged.h5");
+  EXPECT_LE(static_cast<double>(merged_size), kRatio * static_cast<double>(single_size))
+      << merged_size << " bytes merged, " << single_size << " the single run";
+  expect_every_chunk_compressed(dir / "merged.h5");
+  const io::ResultsReader a(dir / "single.h5"), b(dir / "merged.h5");
+  EXPECT_TRUE(a.rows(0, 0, 1000).values == b.rows(0, 0, 1000).values);
+}
+
+TEST(OutputCost, TheWritersMetadataCacheHasAFixedSize) {
+  // HDF5's default cache grows to 32 MiB, and a flush walks all of it: the
+  // writer's flushes cost more with every cell written before (issue 25).
+  TempDir dir("cache");
+  const auto e = experiment(dir, 20);
+  { io::ResultsWriter writer(dir / "out.h5", e, e.cells, false); }
+  for (const auto readers : {io::Readers::allowed, io::Readers::none}) {
+    const auto file = io::open_for_writing(dir / "out.h5", readers);
+    H5AC_cache_config_t config{};
+    config.version = H5AC__CURR_CACHE_CONFIG_VERSION;
+    ASSERT_GE(H5Fget_mdc_config(file.get(), &config), 0);
+    EXPECT_EQ(config.max_size, h5::kMetadataCache);
+    EXPECT_EQ(config.min_size, h5::kMetadataCache);
+    EXPECT_EQ(config.incr_mode, H5C_incr__off);
+    EXPECT_EQ(config.flash_incr_mode, H5C_flash_incr__off);
+    EXPECT_EQ(config.decr_mode, H5C_decr__off);
   }
 }
 

@@ -272,6 +272,28 @@ Handle direct_chunk_access() {
   return access;
 }
 
+void bound_metadata_cache(hid_t file_access) {
+  H5AC_cache_config_t config{};
+  config.version = H5AC__CURR_CACHE_CONFIG_VERSION;
+  check(H5Pget_mdc_config(file_access, &config), "H5Pget_mdc_config");
+  config.set_initial_size = true;
+  config.initial_size = config.min_size = config.max_size = kMetadataCache;
+  config.incr_mode = H5C_incr__off;
+  config.flash_incr_mode = H5C_flash_incr__off;
+  config.decr_mode = H5C_decr__off;
+  check(H5Pset_mdc_config(file_access, &config), "H5Pset_mdc_config");
+}
+
+bool stored_unfiltered(hid_t dataset, hsize_t first) {
+  const hsize_t offset[2] = {first, 0};
+  unsigned mask = 0;
+  haddr_t address = HADDR_UNDEF;
+  hsize_t size = 0;
+  check(H5Dget_chunk_info_by_coord(dataset, offset, &mask, &address, &size),
+        "H5Dget_chunk_info_by_coord");
+  return address != HADDR_UNDEF && mask != 0;
+}
+
 std::vector<hsize_t> dims(hid_t dataset) {
   Handle space(H5Dget_space(dataset));
   const int rank = H5Sget_simple_extent_ndims(space.get());

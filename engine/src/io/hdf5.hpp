@@ -115,6 +115,16 @@ void create_rows(hid_t parent, const std::string& name, hsize_t columns, hsize_t
 // The rows of a chunk of a rows dataset, as it was created.
 hsize_t chunk_rows(hid_t dataset);
 
+// File access with a metadata cache of a fixed size. HDF5's default cache
+// grows to 32 MiB, and every flush walks all of its entries (to list the
+// dirty ones: H5C_set_slist_enabled), so a file written cell after cell,
+// flushed as each completes, cost a flush per cell that grew with the cells
+// before it: 42 s for 1,000 cells of 2 replications (bench/README.md,
+// "Writer against cells"). A writer works on one cell at a time; the
+// cache need hold no more than that cell's objects and the paths to them.
+inline constexpr std::size_t kMetadataCache = std::size_t{1} << 20;
+void bound_metadata_cache(hid_t file_access);
+
 // Dataset access without HDF5's chunk cache, for datasets written in whole
 // chunks: each write's chunk is filtered and written at once (not held until
 // the next flush), or without filters goes straight from the caller's buffer.
@@ -134,6 +144,10 @@ void write_rows(hid_t dataset, hsize_t first, hsize_t columns, const std::vector
 template <class T>
 void write_unfiltered_chunk(hid_t dataset, hsize_t first, hsize_t rows,
                             const std::vector<T>& values);
+
+// Whether the chunk of a rows dataset that starts at row `first` is stored
+// unfiltered (by write_unfiltered_chunk); false if it is not stored at all.
+bool stored_unfiltered(hid_t dataset, hsize_t first);
 
 // Reads the block [first_row, +rows) x [first_col, +cols) of a 2-D dataset
 // (cols is ignored and the block is 1-D for a 1-D dataset).

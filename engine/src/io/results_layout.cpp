@@ -240,17 +240,19 @@ void create_output(const std::filesystem::path& path, const Experiment& experime
 }
 
 // Opens an existing output to write to it. SWMR-write mode from the open
-// on: a kill at any later moment leaves marks that SWMR readers accept and
-// the next writer clears ("clear_status_flags"; the caller's lock proves
-// nobody else is writing). A writer killed between two flushes may have used
+// on (unless no reader may open it): a kill at any later moment leaves marks
+// that SWMR readers accept and the next writer clears ("clear_status_flags";
+// the caller's lock proves nobody else is writing). A writer killed between two flushes may have used
 // space past the end of allocation its superblock records: moving that end
 // to the end of the file, as `h5clear -s -i` does, keeps HDF5 from refusing
 // to read that space or allocating over it.
-h5::Handle open_for_writing(const std::filesystem::path& path) {
+h5::Handle open_for_writing(const std::filesystem::path& path, Readers readers) {
   auto access = latest_format_access();
+  h5::bound_metadata_cache(access.get());
   hbool_t clear = true;
   h5::check(H5Pset(access.get(), "clear_status_flags", &clear), "H5Pset clear_status_flags");
-  const hid_t id = H5Fopen(path.c_str(), H5F_ACC_RDWR | H5F_ACC_SWMR_WRITE, access.get());
+  const unsigned swmr = readers == Readers::allowed ? H5F_ACC_SWMR_WRITE : 0;
+  const hid_t id = H5Fopen(path.c_str(), H5F_ACC_RDWR | swmr, access.get());
   if (id < 0) {
     // most often HDF5's file lock, taken by a reader that opened it first
     throw UserError(fmt::format(
@@ -355,24 +357,39 @@ RowSets::RowSets(hid_t group, std::size_t cell, std::size_t checkpoints, std::si
       part_(read_rows(group, cell, checkpoints, clients, rows - rows % chunk_rows,
                       rows % chunk_rows)) {
   h5::Handle sets(H5Gopen2(group, "replications", H5P_DEFAULT));
+  // the columns' chunks are all stored alike: the first one's says how
+  in_parts_ = part_.rows > 0 &&
+              h5::stored_unfiltered(open_dataset(sets.get(), std::get<0>(sim::kColumns).name).get(),
+                                    rows - part_.rows);
   const auto access = h5::direct_chunk_access();
   sim::for_each_column([&](const auto& column) {
     sets_.emplace_back(H5Dopen2(sets.get(), column.name, access.get()));
   });
 }
 
+void RowSets::write_filtered(const RowBlock& block, hsize_t first) {
+  auto set = sets_.begin();
+  block.for_each_column([&](const auto& column, const auto& values) {
+    h5::write_rows((set++)->get(), first, columns_of(column, checkpoints_, clients_), values);
+  });
+}
+
 void RowSets::write(const RowBlock& block, hsize_t first, bool ends_cell) {
   const hsize_t offset = first % chunk_rows_;  // in its chunk
-  if (offset == 0 && (block.rows == chunk_rows_ || ends_cell)) {
-    auto set = sets_.begin();
-    block.for_each_column([&](const auto& column, const auto& values) {
-      h5::write_rows((set++)->get(), first, columns_of(column, checkpoints_, clients_), values);
-    });
-    return;
+  const bool completes = offset + block.rows == chunk_rows_ || ends_cell;
+  if (offset == 0 && completes) return write_filtered(block, first);
+  if (offset == 0) {
+    part_.reset(block.cell, checkpoints_, clients_);
+    in_parts_ = false;
   }
-  if (offset == 0) part_.reset(block.cell, checkpoints_, clients_);
   assert(part_.rows == offset);
   part_.append(block);
+  if (completes && !in_parts_) {
+    // its first rows are stored compressed (in the copy of a shard a merge
+    // starts from, or a cell that grows): written again whole, compressed
+    return write_filtered(part_, first - offset);
+  }
+  in_parts_ = !completes;
   auto set = sets_.begin();
   sim::for_each_column(part_.values, [&](const auto& column, auto& values) {
     const auto width = part_.width(column);
@@ -397,10 +414,11 @@ hsize_t read_chunk_rows(hid_t group) {
 
 RowBlock read_rows(hid_t group, std::size_t cell, std::size_t checkpoints, std::size_t clients,
                    std::uint64_t first, std::uint64_t count) {
-  h5::Handle rows(H5Gopen2(group, "replications", H5P_DEFAULT));
   RowBlock block;
   block.reset(cell, checkpoints, clients);
   block.rows = count;
+  if (count == 0) return block;  // as a writer opening a new cell asks: nothing to open
+  h5::Handle rows(H5Gopen2(group, "replications", H5P_DEFAULT));
   sim::for_each_column(block.values, [&](const auto& column, auto& values) {
     values = h5::read_block<sim::ElementOf<decltype(column)>>(
         open_dataset(rows.get(), column.name).get(), first, count, 0, block.width(column));

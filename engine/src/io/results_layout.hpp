@@ -44,9 +44,13 @@ h5::Handle open_dataset(hid_t parent, const std::string& name);
 void create_output(const std::filesystem::path& path, const Experiment& experiment,
                    std::span<const sim::Cell> cells, const sim::Shard& shard,
                    const StopToken& stop);
-// Opens an existing output for writing rows under SWMR (UserError if HDF5
-// will not open it).
-h5::Handle open_for_writing(const std::filesystem::path& path);
+// Opens an existing output for writing rows, under SWMR if readers are
+// allowed (UserError if HDF5 will not open it). An output no reader can
+// open yet (a merge, under its temporary name) is written without: HDF5
+// under SWMR never frees the place of a chunk it rewrites (a reader may be
+// reading it there), and a merge rewrites the chunks its shards share.
+enum class Readers { allowed, none };
+h5::Handle open_for_writing(const std::filesystem::path& path, Readers readers);
 // Makes an output of an experiment the output of `experiment`, the same
 // experiment asking as many replications of each cell or more: each
 // cell's replication_ranges become [0, R), and the summaries of those that
@@ -73,18 +77,20 @@ hsize_t columns_of(const Column& column, hsize_t checkpoints, hsize_t clients) {
 }
 
 // The column datasets of a cell, open for writing rows a chunk or part of
-// one at a time (ResultsWriter ends its blocks on chunk boundaries).
+// one at a time (ResultsWriter ends its blocks on chunk boundaries, and
+// holds the rows of a chunk until it is complete, or a minute).
 //
-// A block of a whole chunk (all its rows, or those from its start to the
-// cell's end) goes through the datasets' filters, compressed. A block of part
-// of a chunk is stored as the whole chunk, unfiltered, with the chunk's
-// earlier rows, which RowSets keeps: HDF5 writing under SWMR never frees the
-// space of a filtered chunk it rewrites (a reader may be reading it there),
-// so a chunk compressed anew for each part would leave a dead copy of itself
-// per part, where an unfiltered one keeps its size and is rewritten in place.
-// Rows that arrive a few at a time (replications of a second or more) are
-// thus stored as they are, those that arrive a chunk at a time (the short
-// replications of the large files) compressed.
+// A block that completes a chunk (to its end, or to the cell's) goes through
+// the datasets' filters, compressed, with the chunk's earlier rows, if any,
+// unless those are stored in parts. A block of part of a chunk is stored as
+// the whole chunk, unfiltered, with the chunk's earlier rows, which RowSets
+// keeps, and so is every later part of that chunk: HDF5 writing under SWMR
+// never frees the space of a filtered chunk it rewrites (a reader may be
+// reading it there), so a chunk compressed anew for each part would leave
+// a dead copy of itself per part, where an unfiltered one keeps its size and
+// is rewritten in place. A chunk is written in parts only when its rows
+// must reach the disk before it is complete: a stop, or rows that waited a
+// minute.
 class RowSets {
  public:
   // The datasets of cell `cell`, which hold `rows` rows in chunks of
@@ -99,9 +105,13 @@ class RowSets {
   void abandon();
 
  private:
+  // The block's rows as rows [first, ...) through the filters.
+  void write_filtered(const RowBlock& block, hsize_t first);
+
   std::vector<h5::Handle> sets_;  // in table order
   hsize_t checkpoints_, clients_, chunk_rows_;
-  RowBlock part_;  // the rows of the last chunk, if it is not full
+  RowBlock part_;          // the rows of the last chunk, if it is not full
+  bool in_parts_ = false;  // part_ is stored unfiltered, as written in parts
 };
 
 // The rows of a chunk of the cell's column datasets (all created alike).

@@ -16,7 +16,23 @@
 namespace pfmab::io {
 namespace {
 
-constexpr auto kFlushInterval = std::chrono::milliseconds(500);
+using Statistics = std::vector<std::vector<std::vector<double>>>;  // CellSummary::statistics
+
+// When rows reach the file. The rows of a chunk wait in memory until the
+// chunk is complete, and it is written once, whole and compressed; rows
+// written are flushed and counted (replications_done) once this many rows,
+// or this many completed cells (their count and summary), wait. So
+// what the file holds, and its size, depends on the experiment only, not
+// on the moments its rows reached the writer (the machine's speed or load):
+// HDF5 places some of its records at each flush. A flush costs a walk of
+// HDF5's metadata cache, and a sweep of many short cells completes
+// thousands per second.
+constexpr std::uint64_t kRowsAtMost = 1024;
+constexpr std::size_t kCompletedAtMost = 64;
+// Rows that waited this long are written (a chunk in parts: RowSets) or
+// flushed and counted anyway: the work a kill -9 can lose. Only rows
+// slower than that depend on timing.
+constexpr auto kWaitAtMost = std::chrono::seconds(60);
 // Rows read back at a time to replay a cell into its summary.
 constexpr std::uint64_t kReplayRows = ResultsWriter::kChunkRows;
 
@@ -94,6 +110,10 @@ class ResultsWriter::Impl {
   std::uint64_t done(std::size_t cell) const {
     return written_[cell] + (pending_.rows > 0 && pending_.cell == cell ? pending_.rows : 0);
   }
+  // Whether rows of `cell` up to row `end` complete a chunk or the cell.
+  bool ends_chunk(std::size_t cell, std::uint64_t end) const {
+    return end == expected_[cell] || end % chunk_[cell] == 0;
+  }
   bool resumed() const { return resumed_; }
   void append(std::size_t cell, const sim::ReplicationResult& result);
   void append(const RowBlock& block);
@@ -101,17 +121,25 @@ class ResultsWriter::Impl {
   void write_summaries();
 
  private:
-  void open(const std::filesystem::path& path);
+  void open(const std::filesystem::path& path, Readers readers);
   // Runs `step`; an HDF5 failure in it abandons the file and becomes a
   // SystemError naming the output.
   template <class Step>
   void writing(Step&& step);
+  // Makes `cell` the cell of the pending rows (writing those of another).
+  void pend(std::size_t cell);
+  // Writes the pending rows if they complete a chunk or waited too long.
+  void write_pending_if_due();
   void write_pending();
   void write(const RowBlock& block);
+  // Flushes the rows written, then records them as done and writes the
+  // summaries of the cells they complete, then flushes that.
+  void commit();
   // The summary being built of `cell`: started, from the rows already in
   // the file, if it is not the current one.
   CellSummary& summary_of(std::size_t cell);
-  void summarize(std::size_t cell);
+  // The statistics of a complete cell, for its summary datasets.
+  Statistics statistics_of(std::size_t cell);
 
   std::filesystem::path shown_;       // the output's name in messages
   std::optional<OutputClaim> claim_;  // released last, once the file is closed
@@ -127,10 +155,15 @@ class ResultsWriter::Impl {
   std::vector<bool> summarized_;          // summary datasets written by this writer
   bool summarize_ = true;                 // not a shard
   bool resumed_ = false;
-  RowBlock pending_;               // rows appended one by one, not yet written
+  RowBlock pending_;  // rows of a chunk not yet complete, not yet written
+  std::chrono::steady_clock::time_point pending_since_;  // its first row's arrival
+  std::vector<std::size_t> uncommitted_;  // cells with rows written since the last commit
+  // cells written to their end since the last commit, with their summary
+  std::vector<std::pair<std::size_t, Statistics>> completed_;
   std::size_t row_sets_cell_ = 0;  // the cell whose datasets are open
   std::optional<RowSets> row_sets_;
-  std::chrono::steady_clock::time_point last_flush_;
+  std::uint64_t rows_written_ = 0;  // since the last commit
+  std::chrono::steady_clock::time_point first_written_;  // since the last commit
   std::size_t summary_cell_ = 0;
   std::optional<CellSummary> summary_;
 };
@@ -191,7 +224,7 @@ ResultsWriter::Impl::Impl(const std::filesystem::path& path, const Experiment& e
   } else {
     lock_ = build_new_output(target, experiment, cells, shard, stop);
   }
-  writing([&] { open(path); });
+  writing([&] { open(path, Readers::allowed); });
 }
 
 ResultsWriter::Impl::Impl(const NewOutput& merged,
@@ -201,12 +234,12 @@ ResultsWriter::Impl::Impl(const NewOutput& merged,
   h5::silence_errors();
   writing([&] {
     record_merge(merged.path(), ranges, merged_from);
-    open(merged.path());
+    open(merged.path(), Readers::none);
   });
 }
 
-void ResultsWriter::Impl::open(const std::filesystem::path& path) {
-  file_ = open_for_writing(path);
+void ResultsWriter::Impl::open(const std::filesystem::path& path, Readers readers) {
+  file_ = open_for_writing(path, readers);
   summarize_ = sim::Shard{}.text() == h5::read_string_attribute(file_.get(), "shard");
   const auto cells =
       nlohmann::json::parse(h5::read_string_attribute(file_.get(), "experiment_canonical"))["cells"]
@@ -224,7 +257,6 @@ void ResultsWriter::Impl::open(const std::filesystem::path& path) {
     summarized_.push_back(false);
     truncate_rows(group.get(), done);  // rows past replications_done may be half-written
   }
-  last_flush_ = std::chrono::steady_clock::now();
 }
 
 ResultsWriter::Impl::~Impl() {
@@ -248,26 +280,42 @@ void ResultsWriter::Impl::close() {
 
 void ResultsWriter::Impl::append(std::size_t cell, const sim::ReplicationResult& result) {
   writing([&] {
-    if (pending_.rows > 0 && pending_.cell != cell) write_pending();
-    if (pending_.rows == 0) pending_.reset(cell, checkpoints_[cell], clients_[cell]);
+    pend(cell);
     pending_.append(result);
-    // up to the next chunk boundary, as a WriterThread's blocks are
-    if (done(cell) == expected_[cell] || pending_.rows == rows_to_chunk_end(cell, written_[cell])) {
-      write_pending();
-    }
+    write_pending_if_due();
   });
 }
 
 void ResultsWriter::Impl::append(const RowBlock& block) {
   writing([&] {
-    write_pending();
-    write(block);
+    const auto c = block.cell;
+    if (pending_.rows == 0 && ends_chunk(c, written_[c] + block.rows)) {
+      return write(block);  // a chunk's rows, or its last ones, in one block: as they are
+    }
+    pend(c);
+    pending_.append(block);
+    write_pending_if_due();
   });
+}
+
+void ResultsWriter::Impl::pend(std::size_t cell) {
+  if (pending_.rows > 0 && pending_.cell != cell) write_pending();
+  if (pending_.rows > 0) return;
+  pending_.reset(cell, checkpoints_[cell], clients_[cell]);
+  pending_since_ = std::chrono::steady_clock::now();
+}
+
+void ResultsWriter::Impl::write_pending_if_due() {
+  const auto c = pending_.cell;
+  if (ends_chunk(c, written_[c] + pending_.rows) ||
+      std::chrono::steady_clock::now() - pending_since_ >= kWaitAtMost) {
+    write_pending();
+  }
 }
 
 void ResultsWriter::Impl::write_pending() {
   if (pending_.rows == 0) return;
-  // taken out first: writing may flush, and a flush writes what is pending
+  // taken out first: while it is written, no rows are pending (done() counts them once)
   auto block = std::exchange(pending_, RowBlock{});
   write(block);
   pending_ = std::move(block);  // its memory, for the next rows
@@ -283,34 +331,46 @@ void ResultsWriter::Impl::write(const RowBlock& block) {
     row_sets_.emplace(group.get(), c, checkpoints_[c], clients_[c], chunk_[c], written_[c]);
   }
   summary_of(c).add(block);
+  if (written_[c] == committed_[c]) uncommitted_.push_back(c);
   row_sets_->write(block, written_[c], written_[c] + block.rows == expected_[c]);
   written_[c] += block.rows;
-  if (written_[c] == expected_[c] && summarize_) {
-    // The cell is complete: summarise it now, while the run's later cells are
-    // computed, and readers of the file see it at once.
-    flush();
+  if (written_[c] == expected_[c]) {
+    // The cell is complete: summarised now, while its rows are at hand and
+    // the run's later cells are computed; counted with it at the commit.
     row_sets_.reset();
-    summarize(c);
-  } else if (std::chrono::steady_clock::now() - last_flush_ >= kFlushInterval) {
-    flush();
+    if (summarize_) completed_.emplace_back(c, statistics_of(c));
+  }
+  if (rows_written_ == 0) first_written_ = std::chrono::steady_clock::now();
+  rows_written_ += block.rows;
+  if (rows_written_ >= kRowsAtMost || completed_.size() >= kCompletedAtMost ||
+      std::chrono::steady_clock::now() - first_written_ >= kWaitAtMost) {
+    commit();
   }
 }
 
 void ResultsWriter::Impl::flush() {
   writing([&] {
     write_pending();
-    // Rows first, then the counts that make them count: a kill (or a failed
-    // write) between the two flushes leaves rows that resume simply redoes.
-    h5::check(H5Fflush(file_.get(), H5F_SCOPE_GLOBAL), "H5Fflush");
-    for (std::size_t c = 0; c < written_.size(); ++c) {
-      if (committed_[c] == written_[c]) continue;
-      h5::Handle group(H5Gopen2(file_.get(), groups_[c].c_str(), H5P_DEFAULT));
-      write_done(group.get(), written_[c]);
-      committed_[c] = written_[c];
-    }
-    h5::check(H5Fflush(file_.get(), H5F_SCOPE_GLOBAL), "H5Fflush");
-    last_flush_ = std::chrono::steady_clock::now();
+    commit();
   });
+}
+
+void ResultsWriter::Impl::commit() {
+  // Rows first, then the counts that make them count: a kill (or a failed
+  // write) between the two flushes leaves rows that resume simply redoes.
+  h5::check(H5Fflush(file_.get(), H5F_SCOPE_GLOBAL), "H5Fflush");
+  for (const auto c : std::exchange(uncommitted_, {})) {
+    h5::Handle group(H5Gopen2(file_.get(), groups_[c].c_str(), H5P_DEFAULT));
+    write_done(group.get(), written_[c]);
+    committed_[c] = written_[c];
+  }
+  for (const auto& [c, statistics] : std::exchange(completed_, {})) {
+    h5::Handle group(H5Gopen2(file_.get(), groups_[c].c_str(), H5P_DEFAULT));
+    write_summary(group.get(), statistics);
+    summarized_[c] = true;
+  }
+  h5::check(H5Fflush(file_.get(), H5F_SCOPE_GLOBAL), "H5Fflush");
+  rows_written_ = 0;
 }
 
 CellSummary& ResultsWriter::Impl::summary_of(std::size_t cell) {
@@ -327,16 +387,14 @@ CellSummary& ResultsWriter::Impl::summary_of(std::size_t cell) {
   return *summary_;
 }
 
-void ResultsWriter::Impl::summarize(std::size_t cell) {
+Statistics ResultsWriter::Impl::statistics_of(std::size_t cell) {
   h5::Handle group(H5Gopen2(file_.get(), groups_[cell].c_str(), H5P_DEFAULT));
   const auto rows = written_[cell];
-  const auto statistics = summary_of(cell).statistics([&](std::size_t series, std::size_t column) {
+  auto statistics = summary_of(cell).statistics([&](std::size_t series, std::size_t column) {
     return read_series_column(group.get(), series, rows, column);
   });
   summary_.reset();
-  write_summary(group.get(), statistics);
-  h5::check(H5Fflush(file_.get(), H5F_SCOPE_GLOBAL), "H5Fflush");
-  summarized_[cell] = true;
+  return statistics;
 }
 
 void ResultsWriter::Impl::write_summaries() {
@@ -344,8 +402,11 @@ void ResultsWriter::Impl::write_summaries() {
     flush();
     row_sets_.reset();
     for (std::size_t c = 0; c < written_.size(); ++c) {
-      if (written_[c] == expected_[c] && summarize_ && !summarized_[c]) summarize(c);
+      if (written_[c] != expected_[c] || !summarize_ || summarized_[c]) continue;
+      completed_.emplace_back(c, statistics_of(c));
+      if (completed_.size() >= kCompletedAtMost) commit();
     }
+    commit();
   });
 }
 

@@ -66,9 +66,9 @@ class ResultsWriter {
   // on 40,000 replications: more chunks to index and look up.)
   static constexpr std::size_t kChunkRows = 256;
   // The rows from row `row` of `cell` to the end of its chunk. Rows are
-  // written in blocks that end there, so that a chunk whose rows come fast
-  // enough is written whole, in one write, and compressed (RowSets, in
-  // results_layout.hpp).
+  // appended in blocks that end there at the latest, and held until their
+  // chunk is complete, so that it is written whole, in one write, and
+  // compressed (RowSets, in results_layout.hpp).
   // The chunk is the one the cell's datasets were created with, read from
   // the file: an output of an earlier version (256 rows) or one that grew
   // past the replications it was created for keeps its own.
@@ -104,14 +104,17 @@ class ResultsWriter {
   std::uint64_t done(std::size_t cell) const;
   bool resumed() const;
 
-  // Appends `result` as replication done(cell) of `cell`, buffered in a
-  // block of its own up to the next chunk boundary.
+  // Appends `result` as replication done(cell) of `cell`, held with the
+  // rest of its chunk until the chunk is complete.
   void append(std::size_t cell, const sim::ReplicationResult& result);
-  // Appends the block's rows as replications done(block.cell) onwards.
+  // Appends the block's rows as replications done(block.cell) onwards (the
+  // block ends on a chunk boundary at the latest).
   //
-  // Rows become durable at the next flush, which happens by itself every
-  // half second. The row that completes a cell is flushed at once and the
-  // cell's summary datasets are written.
+  // Rows are written when their chunk is complete, or once they waited a
+  // minute, and become durable at the next commit: a flush, then
+  // replications_done and the summary datasets of the cells completed,
+  // then a flush. It happens by itself once 1,024 rows or 64 completed
+  // cells are written, or a minute after a write (results_writer.cpp).
   void append(const RowBlock& block);
   // Writes the buffered rows, flushes them, then records them as done.
   void flush();

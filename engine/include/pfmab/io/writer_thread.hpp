@@ -39,8 +39,9 @@ class WriterThread {
   // Queues a result, the next replication of `cell`; called by one thread at
   // a time (the run's in-order sink). A block goes to the writer when it
   // reaches a chunk boundary of the file or holds a result older than
-  // `max_wait`; blocks while every block waits to be written. Rethrows the
-  // writer's error once one has happened.
+  // `max_wait` (the writer then holds its rows until their chunk is
+  // complete: ResultsWriter::append); blocks while every block waits to be
+  // written. Rethrows the writer's error once one has happened.
   void push(std::size_t cell, const sim::ReplicationResult& result);
   // Waits until every queued result is appended; rethrows a writer error.
   void finish();
