@@ -1,6 +1,9 @@
 // The real program end to end: JSON shape, digests across thread counts, the
 // table.
 #include <cmath>
+#include <vector>
+
+#include <hdf5.h>
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
@@ -52,6 +55,33 @@ TEST(CliRun, JsonHasEveryFieldAndOneCellPerAlpha) {
   EXPECT_GE(c["phases"]["mean"].get<double>(), 1.0);
   EXPECT_GE(c["identified"].get<double>(), 0.0);
   EXPECT_LE(c["identified"].get<double>(), 1.0);
+}
+
+// A damaged output whose regret rows are NaN: its summary table says n/a
+// where there is no number, never nan (issue 25).
+TEST(CliRun, ASummaryOfNanRowsPrintsNotAvailableNotNan) {
+  TempDir dir("nan-rows");
+  const auto output = dir / "out.h5";
+  const auto r = run_cli({"run", "--means", shared_data("synthetic_4x9.csv"), "--alpha", "0.5",
+                          "-T", "1e4", "-R", "4", "-o", output.string(), "-q"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  {
+    const hid_t file = H5Fopen(output.c_str(), H5F_ACC_RDWR, H5P_DEFAULT);
+    ASSERT_GE(file, 0);
+    const hid_t set = H5Dopen2(file, "cells/0000/replications/regret", H5P_DEFAULT);
+    ASSERT_GE(set, 0);
+    const hid_t space = H5Dget_space(set);
+    const auto points = static_cast<std::size_t>(H5Sget_simple_extent_npoints(space));
+    const std::vector<double> nan(points, std::nan(""));
+    EXPECT_GE(H5Dwrite(set, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, nan.data()), 0);
+    H5Sclose(space);
+    H5Dclose(set);
+    H5Fclose(file);
+  }
+  const auto summary = run_cli({"summary", output.string()});
+  ASSERT_EQ(summary.exit_code, 0) << summary.err;
+  EXPECT_EQ(summary.out.find("nan"), std::string::npos) << summary.out;
+  EXPECT_NE(summary.out.find("n/a"), std::string::npos) << summary.out;
 }
 
 TEST(CliRun, DigestIsTheSameAtThreadCountsOneFourTwo) {
