@@ -7,14 +7,19 @@
 #include <dirent.h>
 
 #include <chrono>
+#include <cstdint>
+#include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
+
+#include "pfmab/io/results_file.hpp"
 
 #include "run_cli.hpp"
 #include "temp_dir.hpp"
@@ -24,13 +29,17 @@ namespace {
 
 namespace fs = std::filesystem;
 
-// Cells 100x apart in cost: PF-UCB's aggregated replications take
-// microseconds, local UCB draws all 4 x 100,000 rewards (milliseconds).
+// Cells 50x apart in cost: PF-UCB's aggregated replications take
+// microseconds, local UCB draws all 4 x 10,000 rewards (milliseconds). With
+// commits of 1,024 rows, the output counts rows of the costly cell from its
+// first 256 on (2,000 + 256 of 4,000): a job killed once it does is killed
+// with most of its work to do.
 std::vector<std::string> experiment(const std::string& seed) {
   return {"--means", shared_data("synthetic_4x9.csv"), "--algorithm", "pf-ucb,local-ucb",
-          "--alpha", "0.5", "--horizon", "100000", "--replications", "600", "--seed", seed,
+          "--alpha", "0.5", "--horizon", "10000", "--replications", "2000", "--seed", seed,
           "--quiet", "--json"};
 }
+constexpr std::uint64_t kReplications = 2 * 2000;
 
 std::vector<std::string> run_args(const fs::path& output, std::vector<std::string> extra = {},
                                   const std::string& seed = "11") {
@@ -49,8 +58,11 @@ nlohmann::json stored(const fs::path& output) {
 }
 
 std::uint64_t stored_replications(const fs::path& output) {
+  // the summary held while its cells are read (the range of a for does not
+  // keep alive the temporary it is a part of)
+  const auto summary = stored(output);
   std::uint64_t total = 0;
-  for (const auto& cell : stored(output)["cells"]) total += cell["replications"].get<std::uint64_t>();
+  for (const auto& cell : summary["cells"]) total += cell["replications"].get<std::uint64_t>();
   return total;
 }
 
@@ -69,14 +81,56 @@ std::vector<pid_t> children_of(pid_t parent) {
   return out;
 }
 
+// Stops `pid` (SIGSTOP) and waits until every thread of it has stopped;
+// false if it has ended (or is ending) instead.
+bool stop_process(pid_t pid) {
+  ::kill(pid, SIGSTOP);
+  const auto tasks = "/proc/" + std::to_string(pid) + "/task";
+  for (;;) {
+    bool all = true;
+    std::error_code ec;
+    for (const auto& task : fs::directory_iterator(tasks, ec)) {
+      std::ifstream stat(task.path() / "stat");
+      const std::string text{std::istreambuf_iterator<char>(stat), {}};
+      const auto after_name = text.rfind(')');
+      if (after_name == std::string::npos || after_name + 2 >= text.size()) return false;
+      const char state = text[after_name + 2];
+      if (state == 'Z' || state == 'X') return false;
+      all = all && (state == 'T' || state == 't');
+    }
+    if (ec) return false;  // gone
+    if (all) return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+}
+
+// Whether `pid` has ended (is no more, or a zombie): it has then closed its
+// files.
+bool ended(pid_t pid) {
+  std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
+  std::string text{std::istreambuf_iterator<char>(stat), {}};
+  const auto after_name = text.rfind(')');
+  return after_name == std::string::npos || after_name + 2 >= text.size() ||
+         text[after_name + 2] == 'Z' || text[after_name + 2] == 'X';
+}
+
+// The rows an output counts, or nothing while it cannot be read.
+std::optional<std::uint64_t> counted(const fs::path& output) {
+  try {
+    std::uint64_t total = 0;
+    for (const auto& cell : io::ResultsReader(output).cells()) total += cell.done;
+    return total;
+  } catch (...) {
+    return std::nullopt;
+  }
+}
+
 class MpiRun : public ::testing::Test {
  protected:
-  // One process on two threads: the reference, and how long it takes.
+  // One process on two threads: the reference.
   static void SetUpTestSuite() {
     temp_ = new TempDir("mpi");
-    const auto start = std::chrono::steady_clock::now();
     const auto single = run_cli(run_args(*temp_ / "single.h5", {"--threads", "2"}));
-    single_seconds_ = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     ASSERT_EQ(single.exit_code, 0) << single.err;
     single_digest_ = new std::string(printed_digest(single));
   }
@@ -87,12 +141,10 @@ class MpiRun : public ::testing::Test {
 
   static TempDir* temp_;
   static std::string* single_digest_;
-  static double single_seconds_;
 };
 
 TempDir* MpiRun::temp_ = nullptr;
 std::string* MpiRun::single_digest_ = nullptr;
-double MpiRun::single_seconds_ = 0;
 
 TEST_F(MpiRun, TwoRanksGiveTheDigestOfOneProcess) {
   const auto output = *temp_ / "two-ranks.h5";
@@ -117,17 +169,39 @@ TEST_F(MpiRun, AKilledJobIsContinuedByTheSameCommandToTheDigestOfOneProcess) {
   const auto args = mpirun_args(run_args(output, {"--threads", "1"}));
   {
     Spawned job(PFMAB_MPIEXEC, args);
-    // MPI starts in well under a second; the run takes about as long as the
-    // one-process reference: kill the ranks half-way through it.
-    std::this_thread::sleep_for(std::chrono::duration<double>(0.5 + 0.5 * single_seconds_));
-    ASSERT_TRUE(job.running()) << "the job ended before the kill: make the experiment longer";
-    const auto ranks = children_of(job.pid());
+    const auto guard = std::chrono::steady_clock::now() + std::chrono::minutes(10);
+    auto in_time = [&] { return std::chrono::steady_clock::now() < guard; };
+    std::vector<pid_t> ranks;
+    while ((ranks = children_of(job.pid())).size() < 2 && job.running() && in_time()) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
     ASSERT_EQ(ranks.size(), 2u);
+    // Looked at with both ranks stopped, so that the kill lands where the
+    // test looked: once the output counts rows of the costly cell, with most
+    // of its work left (by construction, not by the clock).
+    std::optional<std::uint64_t> where;
+    while (job.running() && in_time()) {
+      bool stopped = true;
+      for (const auto rank : ranks) stopped = stop_process(rank) && stopped;
+      const auto now = counted(output);
+      if (stopped && now && *now > kReplications / 2 && *now < kReplications) {
+        where = now;
+        break;
+      }
+      for (const auto rank : ranks) ::kill(rank, SIGCONT);
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+    ASSERT_TRUE(where) << "the job ended before it could be killed mid-run";
     for (const auto rank : ranks) ::kill(rank, SIGKILL);  // as a node that fails
     const auto killed = job.wait();
     EXPECT_NE(killed.exit_code, 0);
+    // the ranks are gone (and have let go of the output) once they are no
+    // more, or only zombies: mpirun may end before they do
+    for (const auto rank : ranks) {
+      while (!ended(rank) && in_time()) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    }
+    EXPECT_EQ(stored_replications(output), *where) << "the file changed after the kill";
   }
-  EXPECT_LT(stored_replications(output), 1200u) << "the kill landed after the end";
   const auto again = run_program(PFMAB_MPIEXEC, args);
   ASSERT_EQ(again.exit_code, 0) << again.err;
   EXPECT_EQ(printed_digest(again), *single_digest_);

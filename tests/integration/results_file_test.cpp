@@ -4,12 +4,15 @@
 // output of another experiment is never touched without --overwrite.
 //
 // The tests that kill or interrupt the real program do it at points defined
-// by its progress (read from the file), not by the clock alone, and accept a
-// kill that lands after the run has finished: what they check must hold
-// wherever the signal lands, so they do not depend on the machine's speed.
+// by its progress (the rows counted in the file, the processor time it has
+// used), never by the clock: they look with the program stopped (SIGSTOP),
+// so that a kill lands exactly where they looked, and what they wait for
+// leaves by construction much of the run to do. No test depends on the
+// machine's speed or load; wall time only guards against a hang.
 // ResultsKillSweep spreads 40 kills over the whole of a short run instead, so
 // that some land in the milliseconds in which the file is created or
-// reopened. PFMAB_TEST_VERBOSE=1 prints where the kills and reads landed.
+// reopened (what it checks holds wherever they land). PFMAB_TEST_VERBOSE=1
+// prints where the kills and reads landed.
 #include "pfmab/io/results_file.hpp"
 
 #include <unistd.h>
@@ -87,11 +90,11 @@ struct ExperimentText {
   }
 };
 
-// Big enough that a run on two threads takes a few seconds (about 1.7 ms of
-// CPU per replication at T = 1e5 on the 4x9 instance in per-pull mode: 3000
-// of them take 2.5 s on two idle cores): long enough to be killed,
-// interrupted and read while it runs. (The aggregated mode would finish
-// 3000 replications in a fraction of a second.)
+// Big enough that a run does seconds of work (about 1.7 ms of CPU per
+// replication at T = 1e5 on the 4x9 instance in per-pull mode: 3000 of them
+// take 5 CPU-seconds) and counts its rows in three commits (1,024 rows each
+// at most): long enough to be killed and interrupted between them. (The
+// aggregated mode would finish 3000 replications in a fraction of a second.)
 const ExperimentText kBig{2024, "[0.2, 0.9]", "1e5", 1500, "per-pull"};
 constexpr std::size_t kBigCells = 2;
 
@@ -182,12 +185,32 @@ std::optional<std::uint64_t> total_done(const fs::path& path) {
   }
 }
 
-// Polls until `done()` or the process ends, or `limit` passes.
-void wait_until(Spawned& process, const std::function<bool()>& done, Clock::duration limit = 120s) {
+// Only a guard against a hang: no test waits this long unless it is broken.
+constexpr auto kHangGuard = 10min;
+
+// Looks at the process, stopped, until `holds()` (it is then left stopped:
+// true) or the process ends (false). A kill or a signal sent while it is
+// stopped lands exactly where `holds()` looked, whatever the machine's load;
+// the pause between looks is no assumption about timing.
+bool stop_when(Spawned& process, const std::function<bool()>& holds) {
   const auto start = Clock::now();
-  while (process.running() && !done() && Clock::now() - start < limit) {
+  while (process.stop()) {
+    if (holds()) return true;
+    process.resume();
+    if (Clock::now() - start > kHangGuard) {
+      ADD_FAILURE() << "hang guard: the condition awaited never held";
+      return false;
+    }
     std::this_thread::sleep_for(20ms);
   }
+  return false;
+}
+
+// A condition on the processor time the process has used: `seconds` more
+// than it had used when this was made.
+std::function<bool()> cpu_beyond(Spawned& process, double seconds) {
+  const double until = process.cpu_seconds() + seconds;
+  return [&process, until] { return process.cpu_seconds() >= until; };
 }
 
 // What a (possibly killed) run left: readable, replications_done <= rows of
@@ -617,44 +640,49 @@ TEST(ResultsResume, KilledAtSeveralPointsThenRerunGivesTheUninterruptedDigest) {
   const auto args = run_args(experiment, output);
   const std::uint64_t total = kBigCells * kBig.replications;
 
-  auto at_least = [&](double fraction) {
-    return [&, fraction] {
-      const auto done = total_done(output);
-      return done && static_cast<double>(*done) >= fraction * static_cast<double>(total);
-    };
-  };
+  auto counted = [&] { return total_done(output).value_or(0); };
+  // Where each kill lands. The run does about 5 CPU-seconds of work (3,000
+  // replications) and counts its rows in commits of 1,024 rows (so at 1,024,
+  // 2,268 and 3,000 when it starts from nothing): each point but the first
+  // waits for a state that leaves, by construction, seconds of processor
+  // time to do, and is looked at with the program stopped, so the kill
+  // lands there (`lands`) whatever the machine's load.
   struct KillPoint {
     std::string what;
-    std::function<void(Spawned&)> wait;
+    bool lands;
+    std::function<bool(Spawned&)> stop;  // false if the run ended first
   };
   const std::vector<KillPoint> points{
-      // before the program has got as far as creating the file
-      {"at once", [](Spawned&) {}},
-      // the first rows are buffered or written, none is counted yet
-      {"after 0.3 s", [](Spawned&) { std::this_thread::sleep_for(300ms); }},
-      // between two flushes, at about 40% then 80% of the work
-      {"at 40%",
+      // before the program has got as far as creating the file, or not
+      {"at once", false, [](Spawned&) { return true; }},
+      // rows computed (a first chunk written, perhaps), none counted yet: a
+      // tenth of the run's processor time
+      {"before the first commit", true,
+       [&](Spawned& p) { return stop_when(p, cpu_beyond(p, 0.5)); }},
+      // right after a commit, none of the next rows written
+      {"at a commit", true,
        [&](Spawned& p) {
-         wait_until(p, at_least(0.4));
-         std::this_thread::sleep_for(170ms);
+         const auto before = counted();
+         return stop_when(p, [&] { return counted() > before; });
        }},
-      {"at 80%",
-       [&](Spawned& p) {
-         wait_until(p, at_least(0.8));
-         std::this_thread::sleep_for(80ms);
-       }},
+      // in the run that continues it, rows written that no commit counts
+      // yet (at least 732 replications, 1.2 CPU-seconds, are left to do)
+      {"between two commits", true,
+       [&](Spawned& p) { return stop_when(p, cpu_beyond(p, 0.5)); }},
   };
   std::vector<std::uint64_t> previous(kBigCells, 0);
-  int landed = 0;
   for (const auto& point : points) {
     SCOPED_TRACE("kill " + point.what);
     auto process = spawn_cli(args);
-    point.wait(*process);
+    const bool stopped = point.stop(*process);
+    const auto where = counted();
     process->signal(SIGKILL);
     const auto r = process->wait();
-    if (process->killed_by(SIGKILL)) {
-      ++landed;
-    } else {
+    if (point.lands) {
+      ASSERT_TRUE(stopped && process->killed_by(SIGKILL))
+          << "the run ended before the kill (exit " << r.exit_code << "): " << r.err;
+      EXPECT_EQ(counted(), where) << "the file changed after the kill";
+    } else if (!process->killed_by(SIGKILL)) {
       // it finished first: then it must have finished properly
       ASSERT_EQ(r.exit_code, 0) << r.err;
       EXPECT_EQ(digest_of(r), digest);
@@ -666,15 +694,14 @@ TEST(ResultsResume, KilledAtSeveralPointsThenRerunGivesTheUninterruptedDigest) {
       EXPECT_GE(done[c], previous[c]) << "cell " << c << ": finished replications were lost";
     }
     if (std::getenv("PFMAB_TEST_VERBOSE")) {
-      std::cout << "kill " << point.what << " after "
-                << std::chrono::duration<double>(process->elapsed()).count()
-                << " s: " << (process->killed_by(SIGKILL) ? "killed" : "had finished") << ", done";
+      std::cout << "kill " << point.what << " after " << process->cpu_seconds()
+                << " CPU-s: " << (process->killed_by(SIGKILL) ? "killed" : "had finished")
+                << ", done";
       for (const auto d : done) std::cout << " " << d;
       std::cout << "\n";
     }
     previous = done;
   }
-  EXPECT_GE(landed, 2) << "the run is too short to be killed mid-way: make kBig longer";
   const auto final_run = run_cli(args);
   ASSERT_EQ(final_run.exit_code, 0) << final_run.err;
   EXPECT_EQ(digest_of(final_run), digest);
@@ -816,60 +843,63 @@ with h5py.File(path, 'r', libver='latest', swmr=True) as f:
 print(json.dumps(out))
 )";
 
+// A run that cannot end while the test looks (10^9 replications a cell,
+// about a day of processor time), but counts rows many times a second (an
+// aggregated replication takes a tenth of a millisecond; a commit takes
+// 1,024 rows): h5py reads it until it has seen the count grow, then the run
+// is interrupted.
+const ExperimentText kEndless{2024, "[0.2, 0.9]", "1e5", 1'000'000'000};
+
 TEST(ResultsSwmr, H5pyReadsTheFileWhileARunAppends) {
   TempDir dir("swmr");
-  const auto experiment = write_file(dir / "exp.toml", kBig.toml());
+  const auto experiment = write_file(dir / "exp.toml", kEndless.toml());
   const auto output = dir / "out.h5";
   const auto script = write_file(dir / "read.py", kSwmrReadScript);
 
   auto process = spawn_cli(run_args(experiment, output));
   std::vector<std::uint64_t> last(kBigCells, 0);
-  int reads_during_run = 0, partial_reads = 0;
-  while (process->running()) {
+  int reads_during_run = 0, growths = 0;
+  const auto start = Clock::now();
+  // until two reads during the run have seen more rows counted than the
+  // read before them
+  while (growths < 2 && process->running()) {
+    ASSERT_LT(Clock::now() - start, kHangGuard) << "hang guard";
     const auto r = run_program(PFMAB_PYTHON, {script.string(), output.string()});
-    const bool still_running = process->running();
     ASSERT_EQ(r.exit_code, 0) << "h5py could not read the file while it grows:\n" << r.err;
     const auto reads = nlohmann::json::parse(r.out);
-    if (reads.is_null()) {  // not created yet
-      std::this_thread::sleep_for(50ms);
-      continue;
-    }
+    if (reads.is_null()) continue;  // not created yet
     ASSERT_EQ(reads.size(), kBigCells);
-    bool partial = false;
+    ++reads_during_run;
+    bool grew = false;
     for (std::size_t c = 0; c < kBigCells; ++c) {
       SCOPED_TRACE("cell " + std::to_string(c));
       const auto done = reads[c]["done"].get<std::uint64_t>();
       EXPECT_LE(done, reads[c]["rows"].get<std::uint64_t>());
-      EXPECT_LE(done, kBig.replications);
       EXPECT_EQ(reads[c]["read"].get<std::uint64_t>(), done);
       EXPECT_TRUE(reads[c]["finite"].get<bool>()) << "a counted row is not written (NaN)";
       EXPECT_GE(done, last[c]) << "replications_done went down";
+      grew = grew || done > last[c];
       last[c] = done;
-      partial = partial || (done > 0 && done < kBig.replications);
     }
-    if (still_running) {
-      ++reads_during_run;
-      if (partial) ++partial_reads;
-    }
+    if (grew) ++growths;
   }
+  ASSERT_TRUE(process->running()) << "the endless run ended: " << process->wait().err;
+  process->signal(SIGINT);
   const auto r = process->wait();
-  const double seconds = std::chrono::duration<double>(process->elapsed()).count();
-  ASSERT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_GE(reads_during_run, 2) << "the run (" << seconds
-                                 << " s) is too short for h5py to read it mid-way";
-  EXPECT_GE(partial_reads, 1) << "h5py never saw a cell partly done in " << reads_during_run
-                              << " reads during the run (" << seconds << " s)";
+  EXPECT_EQ(r.exit_code, 130) << r.err;
   if (std::getenv("PFMAB_TEST_VERBOSE")) {
-    std::cout << "h5py: " << reads_during_run << " reads (" << partial_reads
-              << " partial) during a run of about " << seconds << " s\n";
+    std::cout << "h5py: " << reads_during_run << " reads during the run, " << growths
+              << " saw the count grow\n";
   }
-  // and once the writer is done, everything is there
+  // and once the writer is done, every row written is counted
   const auto after = run_program(PFMAB_PYTHON, {script.string(), output.string()});
   ASSERT_EQ(after.exit_code, 0) << after.err;
-  for (const auto& cell : nlohmann::json::parse(after.out)) {
-    EXPECT_EQ(cell["done"].get<std::uint64_t>(), kBig.replications);
-    EXPECT_EQ(cell["rows"].get<std::uint64_t>(), kBig.replications);
-    EXPECT_TRUE(cell["finite"].get<bool>());
+  const auto cells = nlohmann::json::parse(after.out);
+  ASSERT_EQ(cells.size(), kBigCells);
+  for (std::size_t c = 0; c < kBigCells; ++c) {
+    EXPECT_GE(cells[c]["done"].get<std::uint64_t>(), last[c]);
+    EXPECT_EQ(cells[c]["rows"].get<std::uint64_t>(), cells[c]["done"].get<std::uint64_t>());
+    EXPECT_TRUE(cells[c]["finite"].get<bool>());
   }
 }
 
@@ -899,15 +929,24 @@ TEST(ResultsInterrupt, SigintWritesFinishedReplicationsClosesTheFileAndTheRunCon
   const auto args = run_args(experiment, output);
 
   auto process = spawn_cli(args);
-  // once some replications are counted the handler is surely installed
-  wait_until(*process, [&] {
-    const auto done = total_done(output);
-    return done && *done > 0;
-  });
-  std::this_thread::sleep_for(200ms);
-  ASSERT_TRUE(process->running()) << "the run ended before it could be interrupted";
+  // once some replications are counted the handler is surely installed;
+  // the first commit (1,024 rows) leaves about 2,000 replications to do
+  ASSERT_TRUE(stop_when(*process, [&] { return total_done(output).value_or(0) > 0; }))
+      << "the run ended before it counted any row";
+  const auto committed = *total_done(output);
+  process->resume();
+  // replications finished since then wait in memory, uncounted, for the
+  // next commit: half a CPU-second's (about 300), of the 3 or so left
+  ASSERT_TRUE(stop_when(*process, cpu_beyond(*process, 0.5)))
+      << "the run ended before it could be interrupted";
+  ASSERT_EQ(total_done(output), committed) << "a commit came sooner than 1,024 rows";
+  const double cpu_at_signal = process->cpu_seconds();
   process->signal(SIGINT);
+  process->resume();
   const auto r = process->wait();
+  // a stop takes a replication's time per thread and the closing of the
+  // file, not seconds (processor time: wall time would depend on the load)
+  EXPECT_LT(process->cpu_seconds() - cpu_at_signal, 2.0 * 2) << "a stop must be prompt";
   EXPECT_EQ(r.exit_code, 130) << r.err;
   EXPECT_TRUE(process->exited()) << "killed by the signal instead of stopping";
   EXPECT_NE(r.err.find("interrupted"), std::string::npos) << r.err;
@@ -927,7 +966,7 @@ TEST(ResultsInterrupt, SigintWritesFinishedReplicationsClosesTheFileAndTheRunCon
     total += done;
     for (const auto& rows : cell["rows"]) EXPECT_EQ(rows.get<std::uint64_t>(), done) << cell;
   }
-  EXPECT_GT(total, 0u);
+  EXPECT_GT(total, committed) << "the finished replications were not written";
   EXPECT_LT(total, kBigCells * kBig.replications);
   EXPECT_NE(
       r.err.find(std::to_string(total) + " of " + std::to_string(kBigCells * kBig.replications)),

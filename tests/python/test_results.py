@@ -2,6 +2,7 @@
 the same output."""
 
 import math
+import signal
 import subprocess
 import time
 
@@ -151,25 +152,33 @@ def test_the_experiment_and_cells_are_the_stored_ones(output):
 
 
 def test_an_output_is_read_while_a_run_writes_it(tmp_path, small_toml):
+    # a run that cannot end while the test reads (10^9 replications a cell,
+    # days of work) but counts rows many times a second: read until the count
+    # is seen to grow twice, then interrupted; the clock only guards a hang
     out = tmp_path / "live.h5"
-    run = subprocess.Popen([PFMAB, "run", str(small_toml), "-o", str(out), "-q", "-R", "20000",
-                            "-T", "1e6", "--algorithm", "pf-ucb", "--threads", "1"])
+    run = subprocess.Popen([PFMAB, "run", str(small_toml), "-o", str(out), "-q", "-R",
+                            "1000000000", "-T", "1e5", "--algorithm", "pf-ucb", "--threads", "1"])
     try:
         seen = []
-        deadline = time.monotonic() + 60
-        while run.poll() is None and time.monotonic() < deadline:
+        guard = time.monotonic() + 600
+        while sum(b > a for a, b in zip([0] + seen, seen)) < 2:
+            assert run.poll() is None, "the endless run ended"
+            assert time.monotonic() < guard, f"hang guard: {seen[-5:]}"
             try:
                 seen.append(int(pfmab.open(out).cells.replications_done.sum()))
             except pfmab.OutputError:
                 pass  # not created yet
             time.sleep(0.05)
-        assert run.wait(60) == 0
+        run.send_signal(signal.SIGINT)
+        assert run.wait(600) == 130
     finally:
         run.kill()
-    partial = [n for n in seen if 0 < n < 3 * 20000]
-    assert partial, f"never saw the run part way: {seen[:5]}...{seen[-5:]}"
+        run.wait()
     assert seen == sorted(seen)
-    assert pfmab.open(out).digest == cli_json("summary", out)["digest"]
+    assert 0 < seen[-1] < 3 * 10**9
+    final = pfmab.open(out)
+    assert int(final.cells.replications_done.sum()) >= seen[-1]
+    assert final.digest == cli_json("summary", out)["digest"]
 
 
 def test_figures_are_the_plot_tools(output):

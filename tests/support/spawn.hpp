@@ -4,6 +4,7 @@
 // poll and wait for; run_cli is its synchronous use.
 #include <fcntl.h>
 #include <spawn.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -97,9 +98,14 @@ class Spawned {
   }
 
   // The processor time the process has used so far (/proc/PID/stat's utime
-  // and stime), 0 once it has ended: a test waits for it to be well into
-  // some work, whatever the machine's load, rather than for wall time.
+  // and stime), and once it has ended, in all (user + system, as wait4
+  // reported it): a test waits for it to be well into some work, or bounds
+  // the work a stop took, whatever the machine's load, rather than wall time.
   double cpu_seconds() const {
+    if (status_) {
+      return static_cast<double>(usage_.ru_utime.tv_sec + usage_.ru_stime.tv_sec) +
+             static_cast<double>(usage_.ru_utime.tv_usec + usage_.ru_stime.tv_usec) * 1e-6;
+    }
     std::ifstream stat("/proc/" + std::to_string(pid_) + "/stat");
     std::string text{std::istreambuf_iterator<char>(stat), {}};
     const auto after_name = text.rfind(')');  // the name may hold spaces
@@ -124,6 +130,33 @@ class Spawned {
     if (!status_) ::kill(pid_, sig);
   }
 
+  // Stops the process (SIGSTOP) and waits until every thread of it has
+  // stopped: what a test then reads of it (its files, its CPU time) stays
+  // as read until resume(), and a signal sent meanwhile lands exactly there.
+  // False if it has ended instead (it is then reaped).
+  bool stop() {
+    if (status_) return false;
+    ::kill(pid_, SIGSTOP);
+    while (!status_) {
+      int status = 0;
+      rusage usage{};
+      const pid_t got = ::wait4(pid_, &status, WUNTRACED, &usage);
+      if (got < 0 && errno == EINTR) continue;
+      if (got == pid_ && WIFSTOPPED(status)) return true;
+      if (got == pid_) {
+        status_ = status;
+        usage_ = usage;
+      }
+      if (got < 0) status_ = 0;
+    }
+    return false;
+  }
+
+  // Lets a stopped process go on.
+  void resume() {
+    if (!status_) ::kill(pid_, SIGCONT);
+  }
+
   // Waits for the end; the exit code, or 128 + the signal that ended it.
   CliResult wait() {
     while (!status_) reap(0);
@@ -146,11 +179,15 @@ class Spawned {
  private:
   void reap(int options) {
     int status = 0;
+    rusage usage{};
     pid_t got;
     do {
-      got = ::waitpid(pid_, &status, options);
+      got = ::wait4(pid_, &status, options, &usage);
     } while (got < 0 && errno == EINTR);
-    if (got == pid_) status_ = status;
+    if (got == pid_) {
+      status_ = status;
+      usage_ = usage;
+    }
     if (got < 0) status_ = 0;  // not our child any more: nothing to wait for
   }
 
@@ -167,6 +204,7 @@ class Spawned {
 
   pid_t pid_ = -1;
   std::optional<int> status_;
+  rusage usage_{};  // of the ended process
   std::chrono::steady_clock::time_point started_;
   std::filesystem::path out_path_, err_path_;
 };
