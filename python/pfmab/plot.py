@@ -176,7 +176,8 @@ def load(path):
         for name in sorted(f["cells"]):
             g = f["cells"][name]
             done = int(g["replications_done"][0])
-            rows = g["replications"]
+            # the fields it uses of the complete records, one read
+            rows = g["replications"].fields(["phases", "comm_count", "fixed_optimal"])[:done]
             attrs = {k: plain(v) for k, v in g.attrs.items()}
             keys = {k: v for k, v in attrs.items() if k not in NOT_KEYS}
             keys["file"] = path
@@ -197,16 +198,24 @@ def load(path):
                 done=done,
                 slots=g["checkpoints"][:].astype(float),
                 means=g["means"][:],
-                summary={s: {stat: g["summary"][s][stat][:] for stat in g["summary"][s]}
-                         for s in g["summary"]},
-                phases=rows["phases"][:done],
-                exchanges=rows["comm_count"][:done, -1],
-                identified=np.all(rows["fixed_optimal"][:done] == 1, axis=1)
+                summary=summary_of(g["summary"]),
+                phases=rows["phases"],
+                exchanges=rows["comm_count"][:, -1],
+                identified=np.all(rows["fixed_optimal"] == 1, axis=1)
                 if done else np.zeros(0, dtype=bool),
             ))
         for cell, named in zip(cells, instance_names([c["instance_path"] for c in cells])):
             cell["keys"]["instance"] = named
         return cells
+
+
+def summary_of(dataset):
+    """A cell's summary dataset [series, statistic, checkpoint] as
+    {series: {statistic: values}}, its axes named by its attributes."""
+    values = dataset[:]
+    series, statistics = (text(dataset.attrs[a]).split(",") for a in ("series", "statistics"))
+    return {s: {stat: values[i, j] for j, stat in enumerate(statistics)}
+            for i, s in enumerate(series)}
 
 
 def instance_names(given):

@@ -68,12 +68,24 @@ TEST(CliRun, ASummaryOfNanRowsPrintsNotAvailableNotNan) {
   {
     const hid_t file = H5Fopen(output.c_str(), H5F_ACC_RDWR, H5P_DEFAULT);
     ASSERT_GE(file, 0);
-    const hid_t set = H5Dopen2(file, "cells/0000/replications/regret", H5P_DEFAULT);
+    const hid_t set = H5Dopen2(file, "cells/0000/replications", H5P_DEFAULT);
     ASSERT_GE(set, 0);
     const hid_t space = H5Dget_space(set);
-    const auto points = static_cast<std::size_t>(H5Sget_simple_extent_npoints(space));
-    const std::vector<double> nan(points, std::nan(""));
-    EXPECT_GE(H5Dwrite(set, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, nan.data()), 0);
+    const auto rows = static_cast<std::size_t>(H5Sget_simple_extent_npoints(space));
+    // the records' regret field alone: HDF5 writes the fields named in the
+    // memory type and leaves the others
+    const hid_t grid = H5Dopen2(file, "cells/0000/checkpoints", H5P_DEFAULT);
+    const hid_t grid_space = H5Dget_space(grid);
+    const auto checkpoints = static_cast<hsize_t>(H5Sget_simple_extent_npoints(grid_space));
+    const hid_t regret = H5Tarray_create2(H5T_NATIVE_DOUBLE, 1, &checkpoints);
+    const hid_t field = H5Tcreate(H5T_COMPOUND, checkpoints * sizeof(double));
+    H5Tinsert(field, "regret", 0, regret);
+    const std::vector<double> nan(rows * checkpoints, std::nan(""));
+    EXPECT_GE(H5Dwrite(set, field, H5S_ALL, H5S_ALL, H5P_DEFAULT, nan.data()), 0);
+    H5Tclose(field);
+    H5Tclose(regret);
+    H5Sclose(grid_space);
+    H5Dclose(grid);
     H5Sclose(space);
     H5Dclose(set);
     H5Fclose(file);

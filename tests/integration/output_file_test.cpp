@@ -457,7 +457,7 @@ INSTANTIATE_TEST_SUITE_P(
                      H5Fcreate(p.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT));
                  h5::write_dataset(file.get(), "x", std::vector<double>{1, 2, 3}, {3});
                },
-               "no 'pfmab-results-7' format attribute (not written by pfmab)"},
+               "no 'pfmab-results-8' format attribute (not written by pfmab)"},
         // a resumed run of this file ran for ever
         Damage{
             "done_above_replications",
@@ -467,10 +467,17 @@ INSTANTIATE_TEST_SUITE_P(
                [](const fs::path& p) {
                  const auto file = open_to_alter(p);
                  const h5::Handle set(
-                     H5Dopen2(file.get(), "cells/0001/replications/regret", H5P_DEFAULT));
+                     H5Dopen2(file.get(), "cells/0001/replications", H5P_DEFAULT));
                  h5::set_rows(set.get(), 3);
                },
-               "cells/0001/replications/regret is not "},
+               "cells/0001/replications is not "},
+        Damage{"summary_of_another_shape",
+               [](const fs::path& p) {
+                 const auto file = open_to_alter(p);
+                 ASSERT_GE(H5Ldelete(file.get(), "cells/0001/summary", H5P_DEFAULT), 0);
+                 h5::write_dataset(file.get(), "cells/0001/summary", std::vector<double>(4), {2, 2});
+               },
+               "cells/0001/summary is not 5 x 7 x "},
         Damage{"ranges_beyond_replications",
                [](const fs::path& p) {
                  overwrite_u64(p, "cells/0000/replication_ranges", {0, 1000000});

@@ -31,6 +31,7 @@
 #include "fixtures.hpp"
 #include "io/hdf5.hpp"
 #include "io/results_layout.hpp"
+#include "io/row_records.hpp"
 #include "run_cli.hpp"
 #include "temp_dir.hpp"
 
@@ -55,42 +56,23 @@ io::Experiment experiment(const TempDir& dir, std::uint64_t replications) {
   return io::load_experiment(dir / "exp.toml");
 }
 
-// The chunk of every row dataset of cell 0, by column: [rows, values], or
-// [rows] for a 1-D one.
-std::vector<std::vector<hsize_t>> chunks(const fs::path& path) {
+// The rows of a chunk of cell 0's rows dataset.
+hsize_t chunk_rows(const fs::path& path) {
   h5::Handle file(H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT));
-  std::vector<std::vector<hsize_t>> out;
-  sim::for_each_column([&](const auto& column) {
-    h5::Handle set(H5Dopen2(
-        file.get(), (std::string("cells/0000/replications/") + column.name).c_str(), H5P_DEFAULT));
-    h5::Handle create(H5Dget_create_plist(set.get()));
-    std::vector<hsize_t> chunk(2);
-    chunk.resize(static_cast<std::size_t>(H5Pget_chunk(create.get(), 2, chunk.data())));
-    out.push_back(chunk);
-  });
-  return out;
+  h5::Handle set(H5Dopen2(file.get(), "cells/0000/replications", H5P_DEFAULT));
+  h5::Handle create(H5Dget_create_plist(set.get()));
+  hsize_t chunk = 0;
+  EXPECT_EQ(H5Pget_chunk(create.get(), 1, &chunk), 1);
+  return chunk;
 }
 
-// What chunks(path) gives if cell 0's chunks have `rows` rows.
-std::vector<std::vector<hsize_t>> chunks_of(hsize_t rows, const fs::path& path) {
-  const io::ResultsReader reader(path);
-  const auto& cell = reader.cells()[0];
-  std::vector<std::vector<hsize_t>> out;
-  sim::for_each_column([&](const auto& column) {
-    const auto values = io::columns_of(column, cell.checkpoints.size(), cell.clients);
-    out.push_back(values == 0 ? std::vector<hsize_t>{rows} : std::vector<hsize_t>{rows, values});
-  });
-  return out;
-}
-
-// Chunk `index` (in the order of their rows) of dataset `name` of cell 0: its
+// Chunk `index` (in the order of their rows) of cell 0's rows dataset: its
 // filter mask (bit i set: filter i skipped) and its size in the file.
-std::pair<unsigned, hsize_t> chunk_info(const fs::path& path, const std::string& name,
-                                        hsize_t index = 0) {
+std::pair<unsigned, hsize_t> chunk_info(const fs::path& path, hsize_t index = 0) {
   h5::Handle file(H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT));
-  h5::Handle set(H5Dopen2(file.get(), ("cells/0000/replications/" + name).c_str(), H5P_DEFAULT));
+  h5::Handle set(H5Dopen2(file.get(), "cells/0000/replications", H5P_DEFAULT));
   h5::Handle space(H5Dget_space(set.get()));
-  hsize_t offset[2];
+  hsize_t offset[1];
   unsigned mask = 0;
   haddr_t address = 0;
   hsize_t size = 0;
@@ -115,11 +97,10 @@ hsize_t raw_bytes(const fs::path& path) {
   return total;
 }
 
-// What a cell costs beside its data, with room: its metadata (49 dataset
-// and 8 group object headers, 32 attributes, the chunk indexes of its 10 row
-// datasets; 19 KB in a one-cell file of the synthetic game, h5stat) and its
-// entry in the root's experiment_canonical, which holds its means (8 KB for
-// MovieLens' 10 x 40).
+// What a cell costs beside its data, with room: its metadata (6 dataset and
+// 1 group object headers, about 40 attributes, the chunk index of its rows
+// dataset) and its entry in the root's experiment_canonical, which holds its
+// means (8 KB for MovieLens' 10 x 40).
 constexpr hsize_t kCellCost = 32 * 1024;
 
 // The replications of `e`'s one cell, computed here.
@@ -136,14 +117,13 @@ TEST(OutputChunks, ACellsChunksHoldAtMostItsReplications) {
     TempDir dir("chunks");
     const auto e = experiment(dir, replications);
     { io::ResultsWriter writer(dir / "out.h5", e, e.cells, false); }
-    EXPECT_EQ(chunks(dir / "out.h5"),
-              chunks_of(std::min<std::uint64_t>(replications, 256), dir / "out.h5"));
+    EXPECT_EQ(chunk_rows(dir / "out.h5"), std::min<std::uint64_t>(replications, 256));
   }
   // a shard's cell holds its share: replications [6, 13) of 20
   TempDir dir("shard");
   const auto e = experiment(dir, 20);
   { io::ResultsWriter writer(dir / "out.h5", e, e.cells, false, sim::Shard{1, 3}); }
-  EXPECT_EQ(chunks(dir / "out.h5"), chunks_of(7, dir / "out.h5"));
+  EXPECT_EQ(chunk_rows(dir / "out.h5"), 7);
 }
 
 TEST(OutputChunks, AnOutputWith256RowChunksIsContinuedInThem) {
@@ -155,14 +135,12 @@ TEST(OutputChunks, AnOutputWith256RowChunksIsContinuedInThem) {
   { io::ResultsWriter writer(path, e, e.cells, false); }
   {
     h5::Handle file(H5Fopen(path.c_str(), H5F_ACC_RDWR, H5P_DEFAULT));
-    h5::Handle rows(H5Gopen2(file.get(), "cells/0000/replications", H5P_DEFAULT));
+    h5::Handle group(H5Gopen2(file.get(), "cells/0000", H5P_DEFAULT));
     const auto& cell = e.cells[0];
-    sim::for_each_column([&](const auto& column) {
-      ASSERT_GE(H5Ldelete(rows.get(), column.name, H5P_DEFAULT), 0);
-      h5::create_rows<sim::ElementOf<decltype(column)>>(
-          rows.get(), column.name,
-          io::columns_of(column, cell.checkpoints().size(), cell.instance().clients()), 256);
-    });
+    ASSERT_GE(H5Ldelete(group.get(), "replications", H5P_DEFAULT), 0);
+    h5::create_rows(group.get(), "replications",
+                    io::RowRecords(cell.checkpoints().size(), cell.instance().clients()).type(),
+                    256);
   }
   const auto results = results_of(e);
   {
@@ -180,7 +158,7 @@ TEST(OutputChunks, AnOutputWith256RowChunksIsContinuedInThem) {
       run_cli({"run", (dir / "exp.toml").string(), "-o", path.string(), "--quiet", "--json"});
   ASSERT_EQ(resumed.exit_code, 0) << resumed.err;
   EXPECT_EQ(printed_digest(resumed), printed_digest(plain));
-  EXPECT_EQ(chunks(path), chunks_of(256, path));
+  EXPECT_EQ(chunk_rows(path), 256);
   const io::ResultsReader reader(path);
   ASSERT_EQ(reader.cells()[0].done, 20u);
   const auto stored = reader.read(0, 0, 20);
@@ -208,7 +186,7 @@ TEST(OutputChunks, AMergeGoesOnInItsFirstShardsChunks) {
   EXPECT_EQ(printed_digest(merged), printed_digest(whole));
 
   const io::ResultsReader single(dir / "whole.h5"), joined(dir / "merged.h5");
-  EXPECT_EQ(chunks(dir / "merged.h5"), chunks_of(6, dir / "merged.h5"));
+  EXPECT_EQ(chunk_rows(dir / "merged.h5"), 6);
   const auto a = single.read(0, 0, 20), b = joined.read(0, 0, 20);
   for (std::size_t r = 0; r < 20; ++r) {
     expect_same_result(b[r], a[r], "replication " + std::to_string(r));
@@ -223,7 +201,7 @@ TEST(OutputChunks, AGrownCellGoesOnPastItsCompressedEdgeChunk) {
   const auto path = dir / "out.h5";
   const auto small = run_cli(run_to(flags(300), path));
   ASSERT_EQ(small.exit_code, 0) << small.err;
-  const auto [edge_mask, edge_size] = chunk_info(path, "regret", 1);
+  const auto [edge_mask, edge_size] = chunk_info(path, 1);
   EXPECT_EQ(edge_mask, 0u) << "the cell's last chunk was not compressed";
   EXPECT_GT(edge_size, 0u);
 
@@ -232,45 +210,42 @@ TEST(OutputChunks, AGrownCellGoesOnPastItsCompressedEdgeChunk) {
   const auto fresh = run_cli(run_to(flags(600), dir / "fresh.h5"));
   ASSERT_EQ(fresh.exit_code, 0) << fresh.err;
   EXPECT_EQ(printed_digest(grown), printed_digest(fresh));
-  EXPECT_EQ(chunks(path), chunks_of(256, path));
+  EXPECT_EQ(chunk_rows(path), 256);
   const io::ResultsReader a(path), b(dir / "fresh.h5");
   ASSERT_EQ(a.cells()[0].done, 600u);
   EXPECT_TRUE(a.rows(0, 0, 600).values == b.rows(0, 0, 600).values);
 }
 
-TEST(OutputFilters, RowDatasetsAreShuffledThenDeflatedAtLevel1) {
+TEST(OutputFilters, TheRowsAreShuffledThenDeflatedAtLevel1) {
   TempDir dir("filters");
   const auto e = experiment(dir, 20);
   { io::ResultsWriter writer(dir / "out.h5", e, e.cells, false); }
   h5::Handle file(H5Fopen((dir / "out.h5").c_str(), H5F_ACC_RDONLY, H5P_DEFAULT));
-  sim::for_each_column([&](const auto& column) {
-    SCOPED_TRACE(column.name);
-    h5::Handle set(H5Dopen2(
-        file.get(), (std::string("cells/0000/replications/") + column.name).c_str(), H5P_DEFAULT));
-    h5::Handle create(H5Dget_create_plist(set.get()));
-    ASSERT_EQ(H5Pget_nfilters(create.get()), 2);
-    unsigned flags = 0, level = 0;
-    std::size_t values = 1;
-    EXPECT_EQ(H5Pget_filter2(create.get(), 0, &flags, &values, &level, 0, nullptr, nullptr),
-              H5Z_FILTER_SHUFFLE);
-    values = 1;
-    EXPECT_EQ(H5Pget_filter2(create.get(), 1, &flags, &values, &level, 0, nullptr, nullptr),
-              H5Z_FILTER_DEFLATE);
-    EXPECT_EQ(level, 1u);
-  });
+  h5::Handle set(H5Dopen2(file.get(), "cells/0000/replications", H5P_DEFAULT));
+  h5::Handle create(H5Dget_create_plist(set.get()));
+  ASSERT_EQ(H5Pget_nfilters(create.get()), 2);
+  unsigned flags = 0, level = 0;
+  std::size_t values = 1;
+  EXPECT_EQ(H5Pget_filter2(create.get(), 0, &flags, &values, &level, 0, nullptr, nullptr),
+            H5Z_FILTER_SHUFFLE);
+  values = 1;
+  EXPECT_EQ(H5Pget_filter2(create.get(), 1, &flags, &values, &level, 0, nullptr, nullptr),
+            H5Z_FILTER_DEFLATE);
+  EXPECT_EQ(level, 1u);
 }
 
 TEST(OutputFilters, AChunkWrittenWholeIsCompressedAndOneWrittenInPartsIsStoredInPlace) {
   TempDir dir("parts");
   const auto e = experiment(dir, 20);
   const auto results = results_of(e);
-  const hsize_t raw_chunk = 20 * e.cells[0].checkpoints().size() * sizeof(double);
+  const hsize_t raw_chunk =
+      20 * io::RowRecords(e.cells[0].checkpoints().size(), e.cells[0].instance().clients()).size();
   // whole: the 20 rows in one block
   {
     io::ResultsWriter writer(dir / "whole.h5", e, e.cells, false);
     for (const auto& r : results) writer.append(0, r);
   }
-  const auto [whole_mask, whole_size] = chunk_info(dir / "whole.h5", "regret");
+  const auto [whole_mask, whole_size] = chunk_info(dir / "whole.h5");
   EXPECT_EQ(whole_mask, 0u) << "a whole chunk skipped a filter";
   EXPECT_LT(whole_size, raw_chunk / 2);
   // in 20 parts, flushed one by one, the writer reopened half way: the
@@ -282,7 +257,7 @@ TEST(OutputFilters, AChunkWrittenWholeIsCompressedAndOneWrittenInPartsIsStoredIn
       writer.flush();
     }
   }
-  const auto [parts_mask, parts_size] = chunk_info(dir / "parts.h5", "regret");
+  const auto [parts_mask, parts_size] = chunk_info(dir / "parts.h5");
   EXPECT_EQ(parts_mask, 3u) << "a chunk written in parts went through a filter";
   EXPECT_EQ(parts_size, raw_chunk);
   // no copy of the chunk left behind per part: the file is its data and its
@@ -301,21 +276,17 @@ TEST(OutputFilters, AChunkWrittenWholeIsCompressedAndOneWrittenInPartsIsStoredIn
   }
 }
 
-// Every chunk of every row dataset of cell 0 was stored compressed.
+// Every chunk of cell 0's rows dataset was stored compressed.
 void expect_every_chunk_compressed(const fs::path& path) {
   h5::Handle file(H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT));
-  sim::for_each_column([&](const auto& column) {
-    h5::Handle set(H5Dopen2(
-        file.get(), (std::string("cells/0000/replications/") + column.name).c_str(), H5P_DEFAULT));
-    hsize_t count = 0;
-    h5::Handle space(H5Dget_space(set.get()));
-    ASSERT_GE(H5Dget_num_chunks(set.get(), space.get(), &count), 0);
-    EXPECT_GT(count, 0u);
-    for (hsize_t i = 0; i < count; ++i) {
-      EXPECT_EQ(chunk_info(path, column.name, i).first, 0u)
-          << column.name << " chunk " << i << " skipped a filter";
-    }
-  });
+  h5::Handle set(H5Dopen2(file.get(), "cells/0000/replications", H5P_DEFAULT));
+  hsize_t count = 0;
+  h5::Handle space(H5Dget_space(set.get()));
+  ASSERT_GE(H5Dget_num_chunks(set.get(), space.get(), &count), 0);
+  EXPECT_GT(count, 0u);
+  for (hsize_t i = 0; i < count; ++i) {
+    EXPECT_EQ(chunk_info(path, i).first, 0u) << "chunk " << i << " skipped a filter";
+  }
 }
 
 TEST(OutputSize, AnOutputsSizeDoesNotDependOnHowItsRowsReachTheWriter) {

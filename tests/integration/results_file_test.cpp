@@ -50,6 +50,7 @@
 
 #include "fixtures.hpp"
 #include "io/cell_summary.hpp"
+#include "io/results_layout.hpp"
 #include "io/hdf5.hpp"
 #include "run_cli.hpp"
 #include "spawn.hpp"
@@ -137,17 +138,19 @@ h5::Handle open_swmr_read(const fs::path& path) {
   return h5::Handle(H5Fopen(path.c_str(), H5F_ACC_RDONLY | H5F_ACC_SWMR_READ, access.get()));
 }
 
-// Every summary dataset of an output, by path (cells/NNNN/summary/...).
+// Every summary series' statistic of an output, by a name of its cell,
+// series and statistic (cells/NNNN/summary/<series>/<statistic>).
 std::map<std::string, std::vector<double>> summaries_of(const fs::path& path) {
   std::map<std::string, std::vector<double>> out;
   const io::ResultsReader reader(path);
   const auto file = open_swmr_read(path);
   for (const auto& cell : reader.cells()) {
-    for (const auto* series : io::CellSummary::kSeries) {
-      for (const auto* stat : io::CellSummary::kStatistics) {
-        const auto name = cell.name + "/summary/" + series + "/" + stat;
-        h5::Handle set(H5Dopen2(file.get(), name.c_str(), H5P_DEFAULT));
-        out[name] = h5::read_block<double>(set.get(), 0, h5::dims(set.get())[0]);
+    h5::Handle group(H5Gopen2(file.get(), cell.name.c_str(), H5P_DEFAULT));
+    const auto stored = io::read_summary(group.get());
+    for (std::size_t s = 0; s < stored.size(); ++s) {
+      for (std::size_t k = 0; k < stored[s].size(); ++k) {
+        out[cell.name + "/summary/" + io::CellSummary::kSeries[s] + "/" +
+            io::CellSummary::kStatistics[k]] = stored[s][k];
       }
     }
   }
@@ -234,11 +237,9 @@ std::vector<std::uint64_t> check_left_file(const fs::path& path, std::uint64_t r
       const auto& cell = reader->cells()[c];
       done.push_back(cell.done);
       EXPECT_LE(cell.done, replications) << cell.name;
-      sim::for_each_column([&](const auto& column) {
-        const auto name = cell.name + "/replications/" + column.name;
-        h5::Handle set(H5Dopen2(file.get(), name.c_str(), H5P_DEFAULT));
-        EXPECT_LE(cell.done, h5::dims(set.get())[0]) << name;
-      });
+      const auto name = cell.name + "/replications";
+      h5::Handle set(H5Dopen2(file.get(), name.c_str(), H5P_DEFAULT));
+      EXPECT_LE(cell.done, h5::dims(set.get())[0]) << name;
       const auto rows = reader->read(c, 0, cell.done);
       std::size_t unwritten = 0;
       for (std::size_t r = 0; r < rows.size(); ++r) {
@@ -275,10 +276,12 @@ class ResultsRoundTrip : public ::testing::Test {
   static std::vector<double> summary(const fs::path& path, std::size_t cell,
                                      const std::string& series, const std::string& stat) {
     const auto file = open_swmr_read(path);
-    const auto name = "cells/" + std::string(cell < 10 ? "000" : "00") + std::to_string(cell) +
-                      "/summary/" + series + "/" + stat;
-    h5::Handle set(H5Dopen2(file.get(), name.c_str(), H5P_DEFAULT));
-    return h5::read_block<double>(set.get(), 0, h5::dims(set.get())[0]);
+    h5::Handle group(H5Gopen2(file.get(), io::group_name(cell).c_str(), H5P_DEFAULT));
+    const auto& series_names = io::CellSummary::kSeries;
+    const auto& stat_names = io::CellSummary::kStatistics;
+    const auto s = std::find(series_names.begin(), series_names.end(), series) - series_names.begin();
+    const auto k = std::find(stat_names.begin(), stat_names.end(), stat) - stat_names.begin();
+    return io::read_summary(group.get()).at(s).at(k);
   }
 
   TempDir dir_{"roundtrip"};
@@ -299,7 +302,7 @@ TEST_F(ResultsRoundTrip, EveryFieldReadBackEqualsWhatWasWritten) {
     writer.write_summaries();
   }
   const io::ResultsReader reader(path);
-  EXPECT_EQ(reader.attribute("format"), "pfmab-results-7");
+  EXPECT_EQ(reader.attribute("format"), "pfmab-results-8");
   EXPECT_EQ(reader.attribute("sweep_keys"), "alpha");
   EXPECT_EQ(reader.shard(), sim::Shard{});
   EXPECT_FALSE(reader.partial());
@@ -835,9 +838,9 @@ with h5py.File(path, 'r', libver='latest', swmr=True) as f:
     for name in sorted(f['cells']):
         g = f['cells'][name]
         done = int(g['replications_done'][0])
-        regret = g['replications/regret']
-        rows = regret[0:done]
-        out.append({'done': done, 'rows': int(regret.shape[0]),
+        records = g['replications']
+        rows = records[0:done]['regret']
+        out.append({'done': done, 'rows': int(records.shape[0]),
                     'read': int(rows.shape[0]),
                     'finite': bool(np.all(np.isfinite(rows)))})
 print(json.dumps(out))
@@ -915,8 +918,9 @@ out = []
 with h5py.File(sys.argv[1], 'r') as f:
     for name in sorted(f['cells']):
         g = f['cells'][name]
+        records = g['replications']
         out.append({'done': int(g['replications_done'][0]),
-                    'rows': [int(g['replications/' + n].shape[0]) for n in names]})
+                    'rows': [int(records.fields(n)[:].shape[0]) for n in names]})
 print(json.dumps(out))
 )";
 

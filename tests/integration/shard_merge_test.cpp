@@ -17,6 +17,7 @@
 
 #include "fixtures.hpp"
 #include "io/cell_summary.hpp"
+#include "io/results_layout.hpp"
 #include "io/hdf5.hpp"
 #include "pfmab/io/results_file.hpp"
 #include "run_cli.hpp"
@@ -49,12 +50,9 @@ std::string bytes_of(const fs::path& path) {
 std::vector<std::vector<double>> stored_summaries(const fs::path& path, std::size_t cell) {
   h5::Handle file(H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT));
   std::vector<std::vector<double>> out;
-  for (const auto* series : io::CellSummary::kSeries) {
-    for (const auto* stat : io::CellSummary::kStatistics) {
-      const auto name = "cells/000" + std::to_string(cell) + "/summary/" + series + "/" + stat;
-      h5::Handle set(H5Dopen2(file.get(), name.c_str(), H5P_DEFAULT));
-      out.push_back(h5::read_block<double>(set.get(), 0, h5::dims(set.get())[0]));
-    }
+  h5::Handle group(H5Gopen2(file.get(), io::group_name(cell).c_str(), H5P_DEFAULT));
+  for (auto& series : io::read_summary(group.get())) {
+    for (auto& statistic : series) out.push_back(std::move(statistic));
   }
   return out;
 }

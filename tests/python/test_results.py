@@ -106,7 +106,7 @@ def test_series_are_what_h5py_reads(output):
             group = f[f"cells/{c:04d}"]
             done = int(group["replications_done"][0])
             for name in ["regret", "comm_count", "fixed_arm", "phases"]:
-                stored = group[f"replications/{name}"][:done]
+                stored = group["replications"].fields(name)[:done]
                 mine = results.series(name).isel(cell=c).values[:done]
                 np.testing.assert_array_equal(mine[..., :stored.shape[-1]] if stored.ndim > 1
                                               else mine, stored, err_msg=f"{name} of cell {c}")
@@ -199,4 +199,4 @@ def test_without_xarray_a_series_is_a_numpy_array(output, monkeypatch):
     regret = pfmab.open(output).series("regret")
     assert isinstance(regret, np.ndarray) and regret.shape[:2] == (6, 40)
     with h5py.File(output, "r", swmr=True) as f:
-        np.testing.assert_array_equal(regret[2], f["cells/0002/replications/regret"][:40])
+        np.testing.assert_array_equal(regret[2], f["cells/0002/replications"].fields("regret")[:40])

@@ -215,14 +215,20 @@ double read_double_attribute(hid_t object, const std::string& name) {
 namespace {
 
 // How every dataset is created: with an object header no larger than its
-// messages (hdf5.hpp).
+// messages (hdf5.hpp), and without the times HDF5 would record in it
+// (untrack_times).
 Handle dataset_creation() {
   Handle create(H5Pcreate(H5P_DATASET_CREATE));
   check(H5Pset_dset_no_attrs_hint(create.get(), true), "H5Pset_dset_no_attrs_hint");
+  untrack_times(create.get());
   return create;
 }
 
 }  // namespace
+
+void untrack_times(hid_t object_creation) {
+  check(H5Pset_obj_track_times(object_creation, false), "H5Pset_obj_track_times");
+}
 
 template <class T>
 void write_dataset(hid_t parent, const std::string& name, const std::vector<T>& values,
@@ -239,19 +245,16 @@ void overwrite(hid_t dataset, const std::vector<T>& values) {
         "H5Dwrite");
 }
 
-template <class T>
-void create_rows(hid_t parent, const std::string& name, hsize_t columns, hsize_t chunk_rows) {
-  const int rank = columns == 0 ? 1 : 2;
-  const hsize_t zero[2] = {0, columns}, unlimited[2] = {H5S_UNLIMITED, columns};
-  const hsize_t chunk[2] = {chunk_rows, columns};
-  Handle space(H5Screate_simple(rank, zero, unlimited));
+void create_rows(hid_t parent, const std::string& name, hid_t record, hsize_t chunk_rows) {
+  const hsize_t zero = 0, unlimited = H5S_UNLIMITED;
+  Handle space(H5Screate_simple(1, &zero, &unlimited));
   auto create = dataset_creation();
-  check(H5Pset_chunk(create.get(), rank, chunk), "H5Pset_chunk");
+  check(H5Pset_chunk(create.get(), 1, &chunk_rows), "H5Pset_chunk");
   check(H5Pset_fill_time(create.get(), H5D_FILL_TIME_NEVER), "H5Pset_fill_time");
   check(H5Pset_shuffle(create.get()), "H5Pset_shuffle");
   check(H5Pset_deflate(create.get(), kDeflateLevel), "H5Pset_deflate");
-  Handle set(H5Dcreate2(parent, name.c_str(), native_type<T>(), space.get(), H5P_DEFAULT,
-                        create.get(), H5P_DEFAULT));
+  Handle set(H5Dcreate2(parent, name.c_str(), record, space.get(), H5P_DEFAULT, create.get(),
+                        H5P_DEFAULT));
 }
 
 hsize_t chunk_rows(hid_t dataset) {
@@ -324,29 +327,30 @@ std::pair<Handle, Handle> block_spaces(hid_t dataset, hsize_t first_row, hsize_t
 
 }  // namespace
 
-template <class T>
-void write_rows(hid_t dataset, hsize_t first, hsize_t columns, const std::vector<T>& values) {
-  const hsize_t width = columns == 0 ? 1 : columns;
-  const hsize_t rows = values.size() / width;
+void write_rows(hid_t dataset, hid_t record, hsize_t first, std::span<const std::byte> records) {
+  const hsize_t rows = records.size() / H5Tget_size(record);
   if (rows == 0) return;
   set_rows(dataset, first + rows);
-  const auto [file, memory] = block_spaces(dataset, first, rows, 0, width);
-  check(H5Dwrite(dataset, native_type<T>(), memory.get(), file.get(), H5P_DEFAULT, values.data()),
+  const auto [file, memory] = block_spaces(dataset, first, rows, 0, 1);
+  check(H5Dwrite(dataset, record, memory.get(), file.get(), H5P_DEFAULT, records.data()),
         "H5Dwrite");
 }
 
-template <class T>
 void write_unfiltered_chunk(hid_t dataset, hsize_t first, hsize_t rows,
-                            const std::vector<T>& values) {
+                            std::span<const std::byte> chunk) {
   set_rows(dataset, rows);
   Handle create(H5Dget_create_plist(dataset));
   const int filters = H5Pget_nfilters(create.get());
   check(filters, "H5Pget_nfilters");
   const std::uint32_t skip_all = (std::uint32_t{1} << filters) - 1;
-  const hsize_t offset[2] = {first, 0};
-  check(H5Dwrite_chunk(dataset, H5P_DEFAULT, skip_all, offset, values.size() * sizeof(T),
-                       values.data()),
+  check(H5Dwrite_chunk(dataset, H5P_DEFAULT, skip_all, &first, chunk.size(), chunk.data()),
         "H5Dwrite_chunk");
+}
+
+void read_rows(hid_t dataset, hid_t record, hsize_t first, hsize_t rows, std::span<std::byte> out) {
+  if (rows == 0) return;
+  const auto [file, memory] = block_spaces(dataset, first, rows, 0, 1);
+  check(H5Dread(dataset, record, memory.get(), file.get(), H5P_DEFAULT, out.data()), "H5Dread");
 }
 
 template <class T>
@@ -360,14 +364,21 @@ std::vector<T> read_block(hid_t dataset, hsize_t first_row, hsize_t rows, hsize_
   return out;
 }
 
-#define PFMAB_H5_INSTANTIATE(T)                                                            \
-  template void write_dataset<T>(hid_t, const std::string&, const std::vector<T>&,         \
-                                 const std::vector<hsize_t>&);                             \
-  template void overwrite<T>(hid_t, const std::vector<T>&);                                \
-  template void create_rows<T>(hid_t, const std::string&, hsize_t, hsize_t);               \
-  template void write_rows<T>(hid_t, hsize_t, hsize_t, const std::vector<T>&);             \
-  template void write_unfiltered_chunk<T>(hid_t, hsize_t, hsize_t, const std::vector<T>&); \
-  template std::vector<T> read_block<T>(hid_t, hsize_t, hsize_t, hsize_t, hsize_t);
+template <class T>
+std::vector<T> read_all(hid_t dataset) {
+  std::size_t count = 1;
+  for (const auto extent : dims(dataset)) count *= extent;
+  std::vector<T> out(count);
+  check(H5Dread(dataset, native_type<T>(), H5S_ALL, H5S_ALL, H5P_DEFAULT, out.data()), "H5Dread");
+  return out;
+}
+
+#define PFMAB_H5_INSTANTIATE(T)                                                     \
+  template void write_dataset<T>(hid_t, const std::string&, const std::vector<T>&,  \
+                                 const std::vector<hsize_t>&);                      \
+  template void overwrite<T>(hid_t, const std::vector<T>&);                         \
+  template std::vector<T> read_block<T>(hid_t, hsize_t, hsize_t, hsize_t, hsize_t); \
+  template std::vector<T> read_all<T>(hid_t);
 PFMAB_H5_INSTANTIATE(double)
 PFMAB_H5_INSTANTIATE(std::uint64_t)
 PFMAB_H5_INSTANTIATE(std::int64_t)

@@ -1,6 +1,8 @@
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
+#include <span>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -90,8 +92,13 @@ double read_double_attribute(hid_t object, const std::string& name);
 bool has_attribute(hid_t object, const std::string& name);
 
 // Datasets are created without room for attributes (pfmab gives them none):
-// HDF5 otherwise leaves about 160 bytes spare in each object header, 7.8 KB
-// in a cell's 49 datasets.
+// HDF5 otherwise leaves about 160 bytes spare in each object header.
+
+// Objects are created without the access, change and modification times
+// HDF5 would otherwise record in each: pfmab reads none of them (the root's
+// `created` says when the output was made), and each costs its object header
+// a message that every creation writes and every flush checksums.
+void untrack_times(hid_t object_creation);
 
 // A fixed-size dataset written once.
 template <class T>
@@ -102,16 +109,15 @@ void write_dataset(hid_t parent, const std::string& name, const std::vector<T>& 
 template <class T>
 void overwrite(hid_t dataset, const std::vector<T>& values);
 
-// A dataset of `columns` values per row (a 1-D one when columns == 0) that
-// grows by rows: chunked by `chunk_rows`, unlimited in its first dimension,
-// its chunks shuffled (the bytes of its values grouped by significance) and
-// deflated at kDeflateLevel, which h5py and every HDF5 reader undo by
-// themselves (bench/README.md, "Output size", for what each filter saves
-// and costs). No fill value is ever written: its rows are written as it
-// grows, so HDF5 never has to fill a chunk before writing it.
+// A 1-D dataset of records of type `record` (a row each) that grows by
+// rows: chunked by `chunk_rows`, unlimited, its chunks shuffled (the bytes
+// of its records grouped by their place in the record) and deflated at
+// kDeflateLevel, which h5py and every HDF5 reader undo by themselves
+// (bench/README.md, "Output size", for what each filter saves and costs).
+// No fill value is ever written: its rows are written as it grows, so HDF5
+// never has to fill a chunk before writing it.
 inline constexpr unsigned kDeflateLevel = 1;
-template <class T>
-void create_rows(hid_t parent, const std::string& name, hsize_t columns, hsize_t chunk_rows);
+void create_rows(hid_t parent, const std::string& name, hid_t record, hsize_t chunk_rows);
 // The rows of a chunk of a rows dataset, as it was created.
 hsize_t chunk_rows(hid_t dataset);
 
@@ -130,20 +136,22 @@ void bound_metadata_cache(hid_t file_access);
 // the next flush), or without filters goes straight from the caller's buffer.
 Handle direct_chunk_access();
 
-// Rows [first, first + values.size() / columns) of a rows dataset, growing it
-// to end there, through the dataset's filters.
-template <class T>
-void write_rows(hid_t dataset, hsize_t first, hsize_t columns, const std::vector<T>& values);
-// The chunk of a rows dataset that starts at row `first`, whole (`values`:
-// its rows, zero past the last), stored unfiltered (every filter skipped,
-// as its filter mask records), growing the dataset to `rows` rows. A chunk
-// stored so keeps its size whatever it holds, so it is rewritten in place.
-// HDF5 1.10 leaves the mask out of the chunk's entry in its lookup cache,
-// and reads the chunk through the filters ("inflate() failed") until every
-// opening of the dataset is closed: do not read it back before.
-template <class T>
+// Rows [first, first + n) of a rows dataset, `records` holding n records
+// of type `record`, growing it to end there, through the dataset's filters.
+void write_rows(hid_t dataset, hid_t record, hsize_t first, std::span<const std::byte> records);
+// The chunk of a rows dataset that starts at row `first`, whole (`chunk`:
+// its records, zero past the last), stored unfiltered (every filter
+// skipped, as its filter mask records), growing the dataset to `rows` rows.
+// A chunk stored so keeps its size whatever it holds, so it is rewritten
+// in place. HDF5 1.10 leaves the mask out of the chunk's entry in its
+// lookup cache, and reads the chunk through the filters ("inflate()
+// failed") until every opening of the dataset is closed: do not read it
+// back before.
 void write_unfiltered_chunk(hid_t dataset, hsize_t first, hsize_t rows,
-                            const std::vector<T>& values);
+                            std::span<const std::byte> chunk);
+// Rows [first, first + rows) of a rows dataset into `out`, as records of
+// type `record`.
+void read_rows(hid_t dataset, hid_t record, hsize_t first, hsize_t rows, std::span<std::byte> out);
 
 // Whether the chunk of a rows dataset that starts at row `first` is stored
 // unfiltered (by write_unfiltered_chunk); false if it is not stored at all.
@@ -154,6 +162,10 @@ bool stored_unfiltered(hid_t dataset, hsize_t first);
 template <class T>
 std::vector<T> read_block(hid_t dataset, hsize_t first_row, hsize_t rows, hsize_t first_col = 0,
                           hsize_t cols = 1);
+
+// Every value of a dataset, in row-major order.
+template <class T>
+std::vector<T> read_all(hid_t dataset);
 
 std::vector<hsize_t> dims(hid_t dataset);
 void set_rows(hid_t dataset, hsize_t rows);  // resizes the first dimension

@@ -17,6 +17,7 @@
 #include "pfmab/util/version.hpp"
 
 #include "io/cell_summary.hpp"
+#include "io/row_records.hpp"
 
 namespace pfmab::io {
 namespace {
@@ -116,6 +117,30 @@ void write_values(hid_t group, const CellValues& values) {
   h5::write_attribute(group, "replications", values.whole("replications"));
 }
 
+// A cell's summary, one dataset [series, statistic, checkpoint] of NaN
+// until the cell completes, its axes named by its attributes `series` and
+// `statistics` (comma lists). One dataset, not one per series and
+// statistic: a sweep of many short cells costs HDF5 a fixed time per object
+// created, opened and flushed (bench/README.md, "Writer against cells").
+void write_summary_dataset(hid_t group, hsize_t checkpoints) {
+  constexpr auto series = CellSummary::kSeries.size(), statistics = CellSummary::kStatistics.size();
+  h5::write_dataset(
+      group, "summary",
+      std::vector(series * statistics * checkpoints, std::numeric_limits<double>::quiet_NaN()),
+      {series, statistics, checkpoints});
+  const auto set = open_dataset(group, "summary");
+  const auto joined = [](const auto& names) {
+    std::string text;
+    for (const auto* name : names) {
+      if (!text.empty()) text += ',';  // no string temporary: GCC 12's -Wrestrict false positive
+      text += name;
+    }
+    return text;
+  };
+  h5::write_attribute(set.get(), "series", joined(CellSummary::kSeries));
+  h5::write_attribute(set.get(), "statistics", joined(CellSummary::kStatistics));
+}
+
 void create_cell(hid_t file, std::size_t index, const sim::Cell& cell, const CellValues& values,
                  sim::ReplicationRange range, const StopToken& stop) {
   const auto name = group_name(index);
@@ -125,6 +150,7 @@ void create_cell(hid_t file, std::size_t index, const sim::Cell& cell, const Cel
   constexpr unsigned kCompactAttributes = 1024;  // more than a cell has
   h5::check(H5Pset_attr_phase_change(create.get(), kCompactAttributes, kCompactAttributes),
             "H5Pset_attr_phase_change");
+  h5::untrack_times(create.get());
   h5::Handle group(H5Gcreate2(file, name.c_str(), H5P_DEFAULT, create.get(), H5P_DEFAULT));
   h5::write_attribute(group.get(), "index", std::uint64_t{index});
   write_values(group.get(), values);
@@ -147,40 +173,14 @@ void create_cell(hid_t file, std::size_t index, const sim::Cell& cell, const Cel
   h5::write_dataset(group.get(), "replications_done", std::vector<std::uint64_t>{0}, {1});
   write_ranges(group.get(), std::span(&range, 1));
 
-  const hsize_t c = grid.size();
   // no chunk longer than the cell's rows will be: a chunk takes its whole
   // size in the file however few of its rows exist
   const hsize_t chunk_rows = std::min<hsize_t>(ResultsWriter::kChunkRows, range.count());
-  h5::Handle rows(H5Gcreate2(group.get(), "replications", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT));
-  sim::for_each_column([&](const auto& column) {
-    h5::create_rows<sim::ElementOf<decltype(column)>>(rows.get(), column.name,
-                                                      columns_of(column, c, m), chunk_rows);
-  });
+  h5::create_rows(group.get(), "replications", RowRecords(grid.size(), m).type(), chunk_rows);
 
   // Summaries are written when the cell completes; SWMR allows no new
-  // objects once it starts, so they exist (as NaN) from the beginning.
-  h5::Handle summary(H5Gcreate2(group.get(), "summary", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT));
-  const std::vector<double> nans(c, std::numeric_limits<double>::quiet_NaN());
-  for (const auto* series : CellSummary::kSeries) {
-    h5::Handle stats(H5Gcreate2(summary.get(), series, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT));
-    for (const auto* stat : CellSummary::kStatistics)
-      h5::write_dataset(stats.get(), stat, nans, {c});
-  }
-}
-
-// Column `column` of the first `rows` rows of a 2-D dataset, read in blocks
-// of rows: a whole column in one read makes HDF5 1.10 fetch every chunk and
-// hold selection state for each of them.
-template <class T>
-std::vector<double> read_column(hid_t set, hsize_t rows, hsize_t column) {
-  constexpr hsize_t block = 4096;
-  std::vector<double> out;
-  out.reserve(rows);
-  for (hsize_t r = 0; r < rows; r += block) {
-    const auto values = h5::read_block<T>(set, r, std::min(block, rows - r), column, 1);
-    out.insert(out.end(), values.begin(), values.end());
-  }
-  return out;
+  // objects once it starts, so it exists (as NaN) from the beginning.
+  write_summary_dataset(group.get(), grid.size());
 }
 
 }  // namespace
@@ -349,29 +349,20 @@ void write_done(hid_t group, std::uint64_t done) {
 
 RowSets::RowSets(hid_t group, std::size_t cell, std::size_t checkpoints, std::size_t clients,
                  hsize_t chunk_rows, hsize_t rows)
-    : checkpoints_(checkpoints),
-      clients_(clients),
+    : records_(checkpoints, clients),
       chunk_rows_(chunk_rows),
-      // read now, before these openings write a chunk unfiltered, after
-      // which HDF5 cannot read it through them (h5::write_unfiltered_chunk)
+      // read now, before this opening writes a chunk unfiltered, after
+      // which HDF5 cannot read it through it (h5::write_unfiltered_chunk)
       part_(read_rows(group, cell, checkpoints, clients, rows - rows % chunk_rows,
                       rows % chunk_rows)) {
-  h5::Handle sets(H5Gopen2(group, "replications", H5P_DEFAULT));
-  // the columns' chunks are all stored alike: the first one's says how
-  in_parts_ = part_.rows > 0 &&
-              h5::stored_unfiltered(open_dataset(sets.get(), std::get<0>(sim::kColumns).name).get(),
-                                    rows - part_.rows);
-  const auto access = h5::direct_chunk_access();
-  sim::for_each_column([&](const auto& column) {
-    sets_.emplace_back(H5Dopen2(sets.get(), column.name, access.get()));
-  });
+  set_ = h5::Handle(H5Dopen2(group, "replications", h5::direct_chunk_access().get()));
+  in_parts_ = part_.rows > 0 && h5::stored_unfiltered(set_.get(), rows - part_.rows);
 }
 
 void RowSets::write_filtered(const RowBlock& block, hsize_t first) {
-  auto set = sets_.begin();
-  block.for_each_column([&](const auto& column, const auto& values) {
-    h5::write_rows((set++)->get(), first, columns_of(column, checkpoints_, clients_), values);
-  });
+  bytes_.clear();
+  records_.pack(block, 0, block.rows, bytes_);
+  h5::write_rows(set_.get(), records_.type(), first, bytes_);
 }
 
 void RowSets::write(const RowBlock& block, hsize_t first, bool ends_cell) {
@@ -379,7 +370,7 @@ void RowSets::write(const RowBlock& block, hsize_t first, bool ends_cell) {
   const bool completes = offset + block.rows == chunk_rows_ || ends_cell;
   if (offset == 0 && completes) return write_filtered(block, first);
   if (offset == 0) {
-    part_.reset(block.cell, checkpoints_, clients_);
+    part_.reset(block.cell, block.checkpoints, block.clients);
     in_parts_ = false;
   }
   assert(part_.rows == offset);
@@ -390,80 +381,77 @@ void RowSets::write(const RowBlock& block, hsize_t first, bool ends_cell) {
     return write_filtered(part_, first - offset);
   }
   in_parts_ = !completes;
-  auto set = sets_.begin();
-  sim::for_each_column(part_.values, [&](const auto& column, auto& values) {
-    const auto width = part_.width(column);
-    values.resize(chunk_rows_ * width);  // the whole chunk, zero past its rows
-    h5::write_unfiltered_chunk((set++)->get(), first - offset, first + block.rows, values);
-    values.resize(part_.rows * width);
-  });
+  bytes_.clear();
+  records_.pack(part_, 0, part_.rows, bytes_);
+  bytes_.resize(chunk_rows_ * records_.size());  // the whole chunk, zero past its rows
+  h5::write_unfiltered_chunk(set_.get(), first - offset, first + block.rows, bytes_);
 }
 
-void RowSets::close() {
-  for (auto& set : sets_) set.close();
-}
+void RowSets::close() { set_.close(); }
 
-void RowSets::abandon() {
-  for (auto& set : sets_) set.abandon();
-}
+void RowSets::abandon() { set_.abandon(); }
 
 hsize_t read_chunk_rows(hid_t group) {
-  const auto first = std::string("replications/") + std::get<0>(sim::kColumns).name;
-  return h5::chunk_rows(open_dataset(group, first).get());
+  return h5::chunk_rows(open_dataset(group, "replications").get());
 }
 
 RowBlock read_rows(hid_t group, std::size_t cell, std::size_t checkpoints, std::size_t clients,
                    std::uint64_t first, std::uint64_t count) {
   RowBlock block;
   block.reset(cell, checkpoints, clients);
-  block.rows = count;
   if (count == 0) return block;  // as a writer opening a new cell asks: nothing to open
-  h5::Handle rows(H5Gopen2(group, "replications", H5P_DEFAULT));
-  sim::for_each_column(block.values, [&](const auto& column, auto& values) {
-    values = h5::read_block<sim::ElementOf<decltype(column)>>(
-        open_dataset(rows.get(), column.name).get(), first, count, 0, block.width(column));
-  });
+  const RowRecords records(checkpoints, clients);
+  std::vector<std::byte> bytes(count * records.size());
+  h5::read_rows(open_dataset(group, "replications").get(), records.type(), first, count, bytes);
+  records.unpack(bytes, block);
   return block;
 }
 
 void truncate_rows(hid_t group, std::uint64_t rows) {
-  h5::Handle sets(H5Gopen2(group, "replications", H5P_DEFAULT));
-  sim::for_each_column(
-      [&](const auto& column) { h5::set_rows(open_dataset(sets.get(), column.name).get(), rows); });
+  h5::set_rows(open_dataset(group, "replications").get(), rows);
 }
 
-std::vector<double> read_series_column(hid_t group, std::size_t series, hsize_t rows,
+std::vector<double> read_series_column(hid_t group, std::size_t cell, std::size_t checkpoints,
+                                       std::size_t clients, std::size_t series, hsize_t rows,
                                        hsize_t column) {
-  std::vector<double> values;
-  sim::for_each_column([&](const auto& c) {
-    if (c.name != std::string_view(CellSummary::kSeries[series])) return;
-    const auto set = open_dataset(group, std::string("replications/") + c.name);
-    values = read_column<sim::ElementOf<decltype(c)>>(set.get(), rows, column);
-  });
-  return values;
+  // in blocks of rows: the records of a whole cell may not fit in memory
+  constexpr hsize_t kBlock = 4096;
+  std::vector<double> out;
+  out.reserve(rows);
+  for (hsize_t first = 0; first < rows; first += kBlock) {
+    const auto block =
+        read_rows(group, cell, checkpoints, clients, first, std::min(kBlock, rows - first));
+    std::size_t s = 0;  // CellSummary::kSeries index
+    block.for_each_column([&](const auto& c, const auto& values) {
+      if (c.summary != sim::Summary::statistics || s++ != series) return;
+      for (std::size_t r = 0; r < block.rows; ++r)
+        out.push_back(static_cast<double>(values[r * checkpoints + column]));
+    });
+  }
+  return out;
 }
 
 std::vector<std::vector<std::vector<double>>> read_summary(hid_t group) {
-  std::vector<std::vector<std::vector<double>>> statistics;
-  for (const auto* series : CellSummary::kSeries) {
-    auto& of_series = statistics.emplace_back();
-    for (const auto* statistic : CellSummary::kStatistics) {
-      const auto set = open_dataset(group, fmt::format("summary/{}/{}", series, statistic));
-      of_series.push_back(h5::read_block<double>(set.get(), 0, h5::dims(set.get())[0]));
+  const auto set = open_dataset(group, "summary");
+  const auto checkpoints = h5::dims(set.get()).back();  // its shape checked by ResultsReader
+  const auto values = h5::read_all<double>(set.get());
+  std::vector<std::vector<std::vector<double>>> out(CellSummary::kSeries.size());
+  auto next = values.begin();
+  for (auto& of_series : out) {
+    for (std::size_t k = 0; k < CellSummary::kStatistics.size(); ++k, next += checkpoints) {
+      of_series.emplace_back(next, next + checkpoints);
     }
   }
-  return statistics;
+  return out;
 }
 
 void write_summary(hid_t group, const std::vector<std::vector<std::vector<double>>>& statistics) {
-  for (std::size_t s = 0; s < CellSummary::kSeries.size(); ++s) {
-    for (std::size_t k = 0; k < CellSummary::kStatistics.size(); ++k) {
-      h5::overwrite(open_dataset(group, fmt::format("summary/{}/{}", CellSummary::kSeries[s],
-                                                    CellSummary::kStatistics[k]))
-                        .get(),
-                    statistics[s][k]);
-    }
+  std::vector<double> values;
+  for (const auto& of_series : statistics) {
+    for (const auto& statistic : of_series)
+      values.insert(values.end(), statistic.begin(), statistic.end());
   }
+  h5::overwrite(open_dataset(group, "summary").get(), values);
 }
 
 }  // namespace pfmab::io

@@ -20,6 +20,7 @@
 #include "pfmab/util/stop_token.hpp"
 
 #include "io/hdf5.hpp"
+#include "io/row_records.hpp"
 
 namespace pfmab::io {
 
@@ -29,8 +30,10 @@ namespace pfmab::io {
 // stored fixed-length; 6: replications per cell (the canonical form's
 // list, each cell's attribute), sweep_keys the keys that vary, each cell's
 // no_effect, no root mode; 7: each cell's C* (c_star, c_star_log_T,
-// c_star_note)
-inline constexpr const char* kFormat = "pfmab-results-7";
+// c_star_note); 8: each cell's summary one dataset [series, statistic,
+// checkpoint], not a group of 35, and its rows one dataset of records
+// (RowRecords), not ten
+inline constexpr const char* kFormat = "pfmab-results-8";
 
 std::string group_name(std::size_t cell);  // cells/NNNN
 std::string canonical_text(const Experiment& experiment);
@@ -68,20 +71,12 @@ std::vector<sim::ReplicationRange> read_ranges(hid_t group);
 std::uint64_t read_done(hid_t group);  // replications_done
 void write_done(hid_t group, std::uint64_t done);
 
-// Each column (sim::kColumns) is a dataset under replications/, its rows the
-// replications of the cell's replication_ranges, in order. Its columns in a
-// cell (0: a 1-D dataset).
-template <class Column>
-hsize_t columns_of(const Column& column, hsize_t checkpoints, hsize_t clients) {
-  return column.width == sim::Width::one ? 0 : column.count(checkpoints, clients);
-}
-
-// The column datasets of a cell, open for writing rows a chunk or part of
-// one at a time (ResultsWriter ends its blocks on chunk boundaries, and
+// A cell's rows dataset (RowRecords), open for writing rows a chunk or part
+// of one at a time (ResultsWriter ends its blocks on chunk boundaries, and
 // holds the rows of a chunk until it is complete, or a minute).
 //
 // A block that completes a chunk (to its end, or to the cell's) goes through
-// the datasets' filters, compressed, with the chunk's earlier rows, if any,
+// the dataset's filters, compressed, with the chunk's earlier rows, if any,
 // unless those are stored in parts. A block of part of a chunk is stored as
 // the whole chunk, unfiltered, with the chunk's earlier rows, which RowSets
 // keeps, and so is every later part of that chunk: HDF5 writing under SWMR
@@ -93,7 +88,7 @@ hsize_t columns_of(const Column& column, hsize_t checkpoints, hsize_t clients) {
 // minute.
 class RowSets {
  public:
-  // The datasets of cell `cell`, which hold `rows` rows in chunks of
+  // The rows dataset of cell `cell`, which holds `rows` rows in chunks of
   // `chunk_rows`.
   RowSets(hid_t group, std::size_t cell, std::size_t checkpoints, std::size_t clients,
           hsize_t chunk_rows, hsize_t rows);
@@ -108,24 +103,29 @@ class RowSets {
   // The block's rows as rows [first, ...) through the filters.
   void write_filtered(const RowBlock& block, hsize_t first);
 
-  std::vector<h5::Handle> sets_;  // in table order
-  hsize_t checkpoints_, clients_, chunk_rows_;
+  RowRecords records_;
+  h5::Handle set_;
+  hsize_t chunk_rows_;
+  std::vector<std::byte> bytes_;  // records being written
   RowBlock part_;          // the rows of the last chunk, if it is not full
   bool in_parts_ = false;  // part_ is stored unfiltered, as written in parts
 };
 
-// The rows of a chunk of the cell's column datasets (all created alike).
+// The rows of a chunk of the cell's rows dataset.
 hsize_t read_chunk_rows(hid_t group);
 
 // Rows [first, first + count) of cell `cell`, whose group is `group`.
 RowBlock read_rows(hid_t group, std::size_t cell, std::size_t checkpoints, std::size_t clients,
                    std::uint64_t first, std::uint64_t count);
-// Every column dataset of the cell cut to its first `rows` rows.
+// The cell's rows dataset cut to its first `rows` rows.
 void truncate_rows(hid_t group, std::uint64_t rows);
-// Column `column` of the first `rows` rows of CellSummary series `series`.
-std::vector<double> read_series_column(hid_t group, std::size_t series, hsize_t rows,
+// Column `column` of the first `rows` rows of CellSummary series `series`
+// of cell `cell`.
+std::vector<double> read_series_column(hid_t group, std::size_t cell, std::size_t checkpoints,
+                                       std::size_t clients, std::size_t series, hsize_t rows,
                                        hsize_t column);
-// summary/<series>/<statistic>, as CellSummary::statistics gives them.
+// The cell's summary dataset, as CellSummary::statistics gives it:
+// [series][statistic][checkpoint].
 std::vector<std::vector<std::vector<double>>> read_summary(hid_t group);
 void write_summary(hid_t group, const std::vector<std::vector<std::vector<double>>>& statistics);
 

@@ -10,8 +10,10 @@
 #include "pfmab/util/error.hpp"
 #include "pfmab/util/excerpt.hpp"
 
+#include "io/cell_summary.hpp"
 #include "io/hdf5.hpp"
 #include "io/results_layout.hpp"
+#include "io/row_records.hpp"
 
 namespace pfmab::io {
 namespace {
@@ -156,17 +158,22 @@ void ResultsReader::check(const StoredCell& cell, const h5::Handle& group) const
     throw unreadable(fmt::format("{} counts {} replications done of its {}", cell.name, cell.done,
                                  cell.expected()));
   }
-  h5::Handle rows(H5Gopen2(group.get(), "replications", H5P_DEFAULT));
-  sim::for_each_column([&](const auto& column) {
-    const auto columns = columns_of(column, cell.checkpoints.size(), cell.clients);
-    const auto shape = h5::dims(open_dataset(rows.get(), column.name).get());
-    const bool fits = columns == 0 ? shape.size() == 1 : shape.size() == 2 && shape[1] == columns;
-    if (!fits || shape[0] < cell.done) {
-      throw unreadable(fmt::format(
-          "{}/replications/{} is not {} rows of {} value{} (replications_done)", cell.name,
-          column.name, cell.done, std::max<hsize_t>(columns, 1), columns > 1 ? "s" : ""));
-    }
-  });
+  const std::vector<hsize_t> summary{CellSummary::kSeries.size(), CellSummary::kStatistics.size(),
+                                     cell.checkpoints.size()};
+  if (h5::dims(open_dataset(group.get(), "summary").get()) != summary) {
+    throw unreadable(fmt::format("{}/summary is not {} x {} x {} (series, statistic, checkpoint)",
+                                 cell.name, summary[0], summary[1], summary[2]));
+  }
+  const auto rows = open_dataset(group.get(), "replications");
+  const RowRecords records(cell.checkpoints.size(), cell.clients);
+  const h5::Handle stored(H5Dget_type(rows.get()));
+  const auto shape = h5::dims(rows.get());
+  if (H5Tequal(stored.get(), records.type()) <= 0 || shape.size() != 1 || shape[0] < cell.done) {
+    throw unreadable(fmt::format(
+        "{}/replications is not {} or more records of this cell's columns ({} checkpoints, {} "
+        "clients; replications_done)",
+        cell.name, cell.done, cell.checkpoints.size(), cell.clients));
+  }
 }
 
 std::string ResultsReader::attribute(const std::string& name) const {

@@ -121,7 +121,8 @@ class ResultsWriter::Impl {
   void write_summaries();
 
  private:
-  void open(const std::filesystem::path& path, Readers readers);
+  // `fresh`: the output was created by this writer, so holds no rows
+  void open(const std::filesystem::path& path, Readers readers, bool fresh);
   // Runs `step`; an HDF5 failure in it abandons the file and becomes a
   // SystemError naming the output.
   template <class Step>
@@ -224,7 +225,7 @@ ResultsWriter::Impl::Impl(const std::filesystem::path& path, const Experiment& e
   } else {
     lock_ = build_new_output(target, experiment, cells, shard, stop);
   }
-  writing([&] { open(path, Readers::allowed); });
+  writing([&] { open(path, Readers::allowed, !resumed_); });
 }
 
 ResultsWriter::Impl::Impl(const NewOutput& merged,
@@ -234,11 +235,11 @@ ResultsWriter::Impl::Impl(const NewOutput& merged,
   h5::silence_errors();
   writing([&] {
     record_merge(merged.path(), ranges, merged_from);
-    open(merged.path(), Readers::none);
+    open(merged.path(), Readers::none, false);
   });
 }
 
-void ResultsWriter::Impl::open(const std::filesystem::path& path, Readers readers) {
+void ResultsWriter::Impl::open(const std::filesystem::path& path, Readers readers, bool fresh) {
   file_ = open_for_writing(path, readers);
   summarize_ = sim::Shard{}.text() == h5::read_string_attribute(file_.get(), "shard");
   const auto cells =
@@ -255,7 +256,8 @@ void ResultsWriter::Impl::open(const std::filesystem::path& path, Readers reader
     written_.push_back(done);
     committed_.push_back(done);
     summarized_.push_back(false);
-    truncate_rows(group.get(), done);  // rows past replications_done may be half-written
+    // rows past replications_done may be half-written
+    if (!fresh) truncate_rows(group.get(), done);
   }
 }
 
@@ -391,7 +393,8 @@ Statistics ResultsWriter::Impl::statistics_of(std::size_t cell) {
   h5::Handle group(H5Gopen2(file_.get(), groups_[cell].c_str(), H5P_DEFAULT));
   const auto rows = written_[cell];
   auto statistics = summary_of(cell).statistics([&](std::size_t series, std::size_t column) {
-    return read_series_column(group.get(), series, rows, column);
+    return read_series_column(group.get(), cell, checkpoints_[cell], clients_[cell], series, rows,
+                              column);
   });
   summary_.reset();
   return statistics;
