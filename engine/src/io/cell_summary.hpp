@@ -15,7 +15,7 @@ namespace pfmab::io {
 // The summary of one cell's checkpoint series over its replications: for
 // each series (a column summarised with sim::Summary::statistics) and
 // checkpoint, the mean, standard deviation, 95% interval,
-// median, 5% and 95% quantiles (the output's summary/<series>/<statistic>).
+// median, 5% and 95% quantiles (the output's summary dataset).
 // Built as the replications arrive, in order, so that the summary is ready
 // when the last one is in, without reading the rows back.
 class CellSummary {

@@ -91,8 +91,9 @@ std::string read_string_attribute(hid_t object, const std::string& name);
 double read_double_attribute(hid_t object, const std::string& name);
 bool has_attribute(hid_t object, const std::string& name);
 
-// Datasets are created without room for attributes (pfmab gives them none):
-// HDF5 otherwise leaves about 160 bytes spare in each object header.
+// Datasets are created without room for attributes (pfmab gives none but
+// the summary's two, which their header grows to hold): HDF5 otherwise
+// leaves about 160 bytes spare in each object header.
 
 // Objects are created without the access, change and modification times
 // HDF5 would otherwise record in each: pfmab reads none of them (the root's

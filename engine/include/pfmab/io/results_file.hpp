@@ -33,11 +33,12 @@ class Handle;
 // The HDF5 output of a run (layout in docs/outputs.md): root
 // attributes for provenance, then cells/NNNN/ per cell with its parameters,
 // means, checkpoints, the replications its rows hold (replication_ranges:
-// [0, R) for a whole run, the shard's share for a shard), per-replication
-// datasets (one per column of sim::kColumns), the count of complete rows
-// (replications_done) and, once the cell is complete,
-// summary/<series>/{mean,std,ci95_low,ci95_high,median,q05,q95} (not in a
-// shard: a summary is of the whole cell, written by `merge`).
+// [0, R) for a whole run, the shard's share for a shard), its rows (a
+// record per replication, a field per column of sim::kColumns), the count
+// of complete rows (replications_done) and, once the cell is complete, its
+// summary: the mean, std, ci95_low, ci95_high, median, q05 and q95 of each
+// series at each checkpoint (not in a shard: a summary is of the whole
+// cell, written by `merge`).
 //
 // The writer streams rows in replication order under HDF5's single-writer /
 // multiple-reader mode, so h5py can read the file while it grows and after

@@ -9,12 +9,12 @@
 
 namespace pfmab::io {
 
-// Consecutive replications of one cell laid out as the output file stores
-// them (docs/outputs.md): for each column (sim::kColumns), its
-// rows one after another. A run's sink copies each result into a block; the
-// writer thread summarises the block and hands each column's rows to HDF5
-// as they are. A block is reused: once grown to the largest cell, filling it
-// allocates nothing.
+// Consecutive replications of one cell, column by column: for each column
+// (sim::kColumns), its rows one after another, as the summaries and the
+// digest take them. A run's sink copies each result into a block; the
+// writer thread summarises the block and packs its rows into the output's
+// records (RowRecords). A block is reused: once grown to the largest cell,
+// filling it allocates nothing.
 struct RowBlock {
   std::size_t cell = 0;
   std::size_t checkpoints = 0;

@@ -17,13 +17,13 @@ namespace pfmab::sim {
 enum class Width {
   checkpoints,  // one per checkpoint of the cell's grid
   clients,      // one per client
-  one,          // a single value (a 1-D dataset in the output file)
+  one,          // a single value (a scalar field of the output's records)
 };
 
 // What the output file summarises of a column over a cell's replications.
 enum class Summary {
   none,
-  // summary/<name>/<statistic> (mean, std, 95% interval, median, 5% and 95%
+  // the output's summary of it (mean, std, 95% interval, median, 5% and 95%
   // quantiles) at every checkpoint: io::CellSummary
   statistics,
 };
@@ -47,7 +47,7 @@ struct Column {
   using Element = typename FieldValues<Field>::type;  // the dataset's element type
   static constexpr bool kVector = FieldValues<Field>::vector;
 
-  const char* name;  // its dataset: replications/<name>, and summary/<name>
+  const char* name;  // its field of the output's records, and its summary series
   Field Owner::*field;
   Width width;
   Summary summary;
@@ -95,7 +95,7 @@ template <class Owner, class Field>
 Column(const char*, Field Owner::*, Width, Summary) -> Column<Owner, Field>;
 
 // Every per-replication output, once (docs/outputs.md). The row
-// blocks, the output file's datasets (their names, shapes and types), its
+// blocks, the output file's records (their fields' names, shapes and types), its
 // reader and writer, the summaries, shard merges and the test fixtures
 // iterate this table; adding a column is adding a line.
 //
