@@ -267,6 +267,34 @@ BENCHMARK(BM_AuthorsCode_Gaussian)
     ->UseRealTime();
 
 //------------------------------------------------------------------------------
+// The enhanced lengths against the plain ones as the clients grow
+//------------------------------------------------------------------------------
+
+// PF-UCB (range(0) = 0) or pf-ucb-enhanced (1) on a random game of range(1)
+// clients and 10 arms (bench/random_game.hpp, seed 5), alpha = 0.5, T = 1e6,
+// aggregated. The enhanced length factor of a client and arm sums a root
+// over every client: summed once per phase and arm since issue 26, not once
+// per client and arm, so the ratio of the two no longer grows with M.
+void BM_PfUcbLengths_Clients(benchmark::State& state) {
+  const auto clients = static_cast<std::size_t>(state.range(1));
+  pfmab::sim::CellSpec spec;
+  spec.instance =
+      std::make_shared<const pfmab::model::Instance>(pfmab::bench::random_game(clients, 10, 5));
+  spec.alpha = 0.5;
+  spec.horizon = 1'000'000;
+  pfmab::algorithms::PfUcbParams params;
+  params.enhanced = state.range(0) == 1;
+  spec.algorithm = pfmab::algorithms::pf_ucb(params);
+  spec.fidelity = pfmab::sim::Fidelity::aggregated;
+  replications(state, pfmab::sim::Cell(spec, 0));
+}
+BENCHMARK(BM_PfUcbLengths_Clients)
+    ->ArgNames({"enhanced", "clients"})
+    ->ArgsProduct({{0, 1}, {4, 100, 1000}})
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
+
+//------------------------------------------------------------------------------
 // pf-alloc (docs/pf-alloc.md): aggregated replications, whose cost beyond
 // the draws is the allocation the server solves every phase
 //------------------------------------------------------------------------------

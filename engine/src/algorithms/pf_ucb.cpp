@@ -209,6 +209,7 @@ PfUcbServer::PfUcbServer(std::size_t arms, std::size_t clients)
       reports_(clients, std::vector<std::optional<double>>(arms)),
       gaps_(clients, std::vector<double>(arms, 1.0)) {
   std::iota(active_.begin(), active_.end(), 0u);
+  combine_gaps();
 }
 
 void PfUcbServer::aggregate(std::span<const PfUcbClient> clients,
@@ -254,17 +255,24 @@ void PfUcbServer::receive_gaps(std::size_t client, std::vector<double> gaps) {
   gaps_[client] = std::move(gaps);
 }
 
-double PfUcbServer::length_factor(std::size_t client, std::uint32_t arm, double alpha) const {
-  const double own = gaps_[client][arm];
-  double roots = 0.0;
-  bool equal = true;
-  for (const auto& gaps : gaps_) {
-    roots += std::sqrt(gaps[arm]);
-    equal = equal && gaps[arm] == own;
+void PfUcbServer::combine_gaps() {
+  const std::size_t arms = global_means_.size();
+  roots_.assign(arms, 0.0);
+  alike_.assign(arms, true);
+  for (const auto& gaps : gaps_) {  // in client order: the sums' bits do not depend on M's split
+    for (std::size_t k = 0; k < arms; ++k) {
+      roots_[k] += std::sqrt(gaps[k]);
+      alike_[k] = alike_[k] && gaps[k] == gaps_.front()[k];
+    }
   }
-  if (equal) return 1.0;  // what the formula gives in exact arithmetic
+}
+
+double PfUcbServer::length_factor(std::size_t client, std::uint32_t arm, double alpha) const {
+  // every client's estimate equal to client 0's is every one equal to own
+  if (alike_[arm]) return 1.0;  // what the formula gives in exact arithmetic
+  const double own = gaps_[client][arm];
   const double m = static_cast<double>(gaps_.size());
-  return (alpha * std::sqrt(own) + (1.0 - alpha) / m * roots) / std::sqrt(own);
+  return (alpha * std::sqrt(own) + (1.0 - alpha) / m * roots_[arm]) / std::sqrt(own);
 }
 
 }  // namespace pfmab::algorithms

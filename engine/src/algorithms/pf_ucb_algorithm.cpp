@@ -132,7 +132,10 @@ class PfUcbState final : public sim::PhasedState {
     if (rule_.params().enhanced) server_.receive_gaps(m, clients_[m].gap_estimates(radius));
   }
 
-  void end_phase() override { server_.unite(clients_); }  // step 7
+  void end_phase() override {
+    server_.unite(clients_);  // step 7
+    if (rule_.params().enhanced) server_.combine_gaps();
+  }
 
   std::optional<std::uint32_t> fixed_arm(std::size_t m) const override {
     return clients_[m].fixed_arm();

@@ -233,6 +233,9 @@ TEST(PfUcbServer, LengthFactorIsOneForEqualGapsAndTheFormulaOtherwise) {
   server.receive_gaps(0, {0.25, 0.25});
   server.receive_gaps(1, {0.25, 1.0});
   server.receive_gaps(2, {0.25, 0.0625});
+  // the factors are of the gaps as last combined, at the end of a phase
+  EXPECT_EQ(server.length_factor(0, 1, 0.5), 1.0);
+  server.combine_gaps();
   for (const double alpha : {0.0, 0.1, 0.3, 0.5, 0.7, 1.0}) {
     EXPECT_EQ(server.length_factor(1, 0, alpha), 1.0) << alpha;
   }
