@@ -30,7 +30,8 @@ constexpr double kInfinity = std::numeric_limits<double>::infinity();
 
 // Iterations are about 20 to 40; the cap only ends a run that stalls.
 constexpr unsigned kMaxIterations = 200;
-// Iterations in a row without a better bound after which the solve ends.
+// Iterations in a row that narrow the gap no further, after which the solve
+// ends.
 constexpr unsigned kStall = 3;
 // The share of f below which the complementarity s^T y is rounding.
 constexpr double kRounding = 1e-14;
@@ -64,7 +65,9 @@ double primal_to_boundary(const std::vector<double>& u, const std::vector<double
 
 // A warm start (optimal_allocation's doc): the previous pulls, mixed with the
 // cold start u as little as keeps every slack positive, and its shares as
-// multipliers, each at least the centring's.
+// multipliers, each raised to at least mu / s for mu a 1e-2 share of f over
+// N (on random games perturbed by 1e-3, the choice of mix and mu that took
+// the fewest iterations, a third fewer than cold at a 1e-3 gap).
 void warm(const AllocationProgram& program, const OptimalAllocation& previous, std::size_t arms,
           std::vector<double>& u, std::vector<double>& y) {
   const auto& vars = program.variables();
@@ -87,7 +90,7 @@ void warm(const AllocationProgram& program, const OptimalAllocation& previous, s
   for (std::size_t i = 0; i < n; ++i) {
     y[i] = previous.shares[vars[i].client * arms + vars[i].arm] * f / vars[i].room;
   }
-  const double mu = std::max(dot(s, y), 1e-3 * f) / static_cast<double>(n);
+  const double mu = 1e-2 * f / static_cast<double>(n);
   for (std::size_t i = 0; i < n; ++i) y[i] = std::max(y[i], mu / s[i]);
 }
 
@@ -131,20 +134,19 @@ OptimalAllocation optimal_allocation(const model::MixedModel& mixed, double sigm
   std::vector<double> best = u;
   double best_f = f;
   unsigned stalled = 0;
+  double last_gap = kInfinity;
   while (out.newton_steps < kMaxIterations) {
     stop.throw_if_requested();
     if (f < best_f) {
       best_f = f;
       best = u;
     }
-    const double bound = program.dual_bound(y);
-    if (bound > lower) {
-      lower = bound;
-      stalled = 0;
-    } else if (++stalled >= kStall) {
-      break;
-    }
-    if (best_f - lower <= gap_share * best_f) break;
+    lower = std::max(lower, program.dual_bound(y));
+    const double gap = best_f - lower;
+    if (gap <= gap_share * best_f) break;
+    stalled = gap < last_gap ? 0 : stalled + 1;
+    if (stalled >= kStall) break;
+    last_gap = std::min(last_gap, gap);
 
     const double mu = dot(s, y) / count;
     // complementarity at rounding level: no step can raise the bound
