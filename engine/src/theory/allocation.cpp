@@ -156,13 +156,12 @@ OptimalAllocation optimal_allocation(const model::MixedModel& mixed, double sigm
       curvature[i] = 2.0 * w[i] / u[i];
       weight[i] = y[i] / s[i];
       stationarity[i] = w[i] - 2.0 * std::sqrt(vars[i].cost * w[i]) / u[i];
-      gradient[i] = stationarity[i];
     }
     system.factor(curvature, weight, stop);
     ++out.newton_steps;
 
     // the affine step (z = 0) and the centring it calls for
-    system.solve(gradient, du_aff);
+    system.solve(stationarity, du_aff);
     program.times(du_aff, a_du_aff);
     for (std::size_t i = 0; i < n; ++i) dy_aff[i] = -y[i] + weight[i] * a_du_aff[i];
     const double primal_aff = std::min(1.0, primal_to_boundary(u, du_aff, s, a_du_aff));
@@ -186,17 +185,17 @@ OptimalAllocation optimal_allocation(const model::MixedModel& mixed, double sigm
 
     // Slacks recomputed from the new point may round below what the step
     // predicted: the step is halved until they are positive.
-    double primal = std::min(1.0, kToBoundary * primal_to_boundary(u, du, s, a_du));
-    for (;; primal *= 0.5) {
+    const auto positive = [](const std::vector<double>& v) {
+      return std::all_of(v.begin(), v.end(), [](double x) { return x > 0.0; });
+    };
+    bool inside = false;
+    for (double primal = std::min(1.0, kToBoundary * primal_to_boundary(u, du, s, a_du));
+         !inside && primal >= 1e-12; primal *= 0.5) {
       for (std::size_t i = 0; i < n; ++i) next[i] = u[i] + primal * du[i];
       program.slacks(next, s_next);
-      if (std::all_of(s_next.begin(), s_next.end(), [](double x) { return x > 0.0; }) &&
-          std::all_of(next.begin(), next.end(), [](double x) { return x > 0.0; })) {
-        break;
-      }
-      if (primal < 1e-12) break;
+      inside = positive(next) && positive(s_next);
     }
-    if (primal < 1e-12) break;
+    if (!inside) break;
     const double dual = std::min(1.0, kToBoundary * to_boundary(y, dy));
     u.swap(next);
     s.swap(s_next);
