@@ -1,7 +1,27 @@
-// What solving for C* costs (theory::optimal_allocation, docs/allocation.md):
-// the paper's synthetic game (M = 4, K = 9) at each alpha of Fig. 1, and a
-// random game of M = 1000 clients and K = 50 arms (means uniform on [0, 1],
-// seed 3) at alpha 0.5. Counters: `newton_steps` and the certified `gap`.
+// What solving for C* costs (theory::optimal_allocation, docs/allocation.md),
+// one thread: the paper's synthetic game (M = 4, K = 9) at each alpha of
+// Fig. 1 and its MovieLens matrix (M = 10, K = 40) at the alphas of Fig. 2;
+// random games (bench/random_game.hpp, seed 3) at alpha 0.5 of the sizes
+// issue 26 names (200 x 50, 1000 x 50, 2 x 300, 4 x 1000); and a sweep of
+// sizes for the growth of the cost (K = 50 with M growing, M = 4 with K
+// growing, M = K). Counters: `newton_steps`, the certified `gap`, `c_star`,
+// and `per_var`, the time per variable (M (K - 1) of them).
+//
+// A solve that runs past `--limit=SECONDS` (default 60) is stopped through
+// its StopToken and reported as an error "n/a": the old solver does not end
+// on the larger games in any useful time.
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <cstdlib>
+#include <map>
+#include <mutex>
+#include <string>
+#include <string_view>
+#include <thread>
+#include <utility>
 
 #include <benchmark/benchmark.h>
 
@@ -9,44 +29,133 @@
 #include "pfmab/model/means_table.hpp"
 #include "pfmab/theory/allocation.hpp"
 
+#include "bench_main.hpp"
 #include "random_game.hpp"
 
 namespace {
 
 using namespace pfmab;
 
+double limit_seconds = 60.0;
+
+// Requests a stop once `limit` has passed, unless destroyed first.
+class Deadline {
+ public:
+  explicit Deadline(std::chrono::duration<double> limit)
+      : watchdog_([this, limit](std::stop_token done) {
+          std::mutex mutex;
+          std::unique_lock lock(mutex);
+          if (!std::condition_variable_any().wait_for(lock, done, limit, [] { return false; }) &&
+              !done.stop_requested()) {
+            flag_ = true;
+          }
+        }) {}
+  StopToken token() const { return StopToken(&flag_); }
+
+ private:
+  std::atomic<bool> flag_{false};
+  std::jthread watchdog_;
+};
+
 void solve(benchmark::State& state, const model::Instance& game, double alpha) {
   const model::MixedModel mixed(game, alpha);
   theory::OptimalAllocation solved;
   for (auto _ : state) {
-    solved = theory::optimal_allocation(mixed, 1.0);
+    const Deadline deadline{std::chrono::duration<double>(limit_seconds)};
+    try {
+      solved = theory::optimal_allocation(mixed, 1.0, theory::Coupling::coupled,
+                                          theory::kExactGap, deadline.token());
+    } catch (const Interrupted&) {
+      state.SkipWithError(("n/a: over " + std::to_string(limit_seconds) + " s").c_str());
+      return;
+    }
     benchmark::DoNotOptimize(solved.constant);
   }
+  const double variables = static_cast<double>(game.clients() * (game.arms() - 1));
   state.counters["newton_steps"] = solved.newton_steps;
   state.counters["gap"] = solved.gap;
   state.counters["c_star"] = solved.constant;
+  state.counters["per_var"] = benchmark::Counter(
+      variables * static_cast<double>(state.iterations()),
+      benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
+}
+
+const model::Instance& shared_game(const char* file) {
+  static std::map<std::string, model::Instance> games;
+  const auto at = games.find(file);
+  if (at != games.end()) return at->second;
+  return games
+      .emplace(file, model::Instance(
+                         model::read_means_csv(std::string(PFMAB_SHARED_DATA "/") + file), {}))
+      .first->second;
+}
+
+const model::Instance& random_game(std::size_t clients, std::size_t arms) {
+  static std::map<std::pair<std::size_t, std::size_t>, model::Instance> games;
+  const auto key = std::pair{clients, arms};
+  const auto at = games.find(key);
+  if (at != games.end()) return at->second;
+  return games.emplace(key, bench::random_game(clients, arms, 3)).first->second;
 }
 
 void BM_Allocation_Synthetic(benchmark::State& state) {
-  static const model::Instance game(model::read_means_csv(PFMAB_SHARED_DATA "/synthetic_4x9.csv"),
-                                    {});
-  solve(state, game, static_cast<double>(state.range(0)) / 10.0);
+  solve(state, shared_game("synthetic_4x9.csv"), static_cast<double>(state.range(0)) / 10.0);
 }
-BENCHMARK(BM_Allocation_Synthetic)
-    ->ArgName("alpha_x10")
-    ->Arg(0)
-    ->Arg(2)
-    ->Arg(5)
-    ->Arg(9)
-    ->Arg(10)
-    ->Unit(benchmark::kMillisecond);
 
-void BM_Allocation_Random1000x50(benchmark::State& state) {
-  static const model::Instance game = bench::random_game(1000, 50, 3);
-  solve(state, game, 0.5);
+void BM_Allocation_MovieLens(benchmark::State& state) {
+  solve(state, shared_game("movielens_10x40.csv"), static_cast<double>(state.range(0)) / 10.0);
 }
-BENCHMARK(BM_Allocation_Random1000x50)->Iterations(1)->Unit(benchmark::kSecond);
+
+void BM_Allocation_Random(benchmark::State& state) {
+  const auto clients = static_cast<std::size_t>(state.range(0));
+  const auto arms = static_cast<std::size_t>(state.range(1));
+  solve(state, random_game(clients, arms), 0.5);
+}
+
+void BM_Allocation_Growth(benchmark::State& state) { BM_Allocation_Random(state); }
+
+void register_all() {
+  benchmark::RegisterBenchmark("BM_Allocation_Synthetic", BM_Allocation_Synthetic)
+      ->ArgName("alpha_x10")
+      ->Args({0})
+      ->Args({2})
+      ->Args({5})
+      ->Args({9})
+      ->Args({10})
+      ->Unit(benchmark::kMillisecond);
+  benchmark::RegisterBenchmark("BM_Allocation_MovieLens", BM_Allocation_MovieLens)
+      ->ArgName("alpha_x10")
+      ->Args({0})
+      ->Args({1})
+      ->Args({5})
+      ->Args({9})
+      ->Args({10})
+      ->Unit(benchmark::kMillisecond);
+  benchmark::RegisterBenchmark("BM_Allocation_Random", BM_Allocation_Random)
+      ->ArgNames({"M", "K"})
+      ->Args({200, 50})
+      ->Args({1000, 50})
+      ->Args({2, 300})
+      ->Args({4, 1000})
+      ->Unit(benchmark::kMillisecond);
+  auto* growth = benchmark::RegisterBenchmark("BM_Allocation_Growth", BM_Allocation_Growth);
+  growth->ArgNames({"M", "K"})->Unit(benchmark::kMillisecond);
+  for (const std::int64_t m : {25, 50, 100, 200, 400, 800, 1600, 3200}) growth->Args({m, 50});
+  for (const std::int64_t k : {125, 250, 500, 1000, 2000, 4000, 8000}) growth->Args({4, k});
+  for (const std::int64_t n : {25, 50, 100, 200, 400}) growth->Args({n, n});
+}
+
+bool never_failed = false;
 
 }  // namespace
 
-BENCHMARK_MAIN();
+int main(int argc, char** argv) {
+  return pfmab::bench::run_benchmarks(
+      argc, argv, "pfmab_theory_bench",
+      {{"--limit=",
+        [](std::string_view value) -> std::string {
+          limit_seconds = std::strtod(std::string(value).c_str(), nullptr);
+          return limit_seconds > 0 ? "" : "--limit must be a positive number of seconds";
+        }}},
+      register_all, never_failed);
+}

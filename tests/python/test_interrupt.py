@@ -60,10 +60,14 @@ def test_sigint_without_an_output_keeps_nothing_and_says_so(small_toml):
 
 
 def slow_game():
-    """2 clients x 300 arms of distinct means: its C* solve takes over a
-    minute of processor time (as tests/integration/setup_stop_test.cpp's)."""
-    return [[0.1 + 0.8 * ((k * 37 + m * 101) % 300) / 300.0 for k in range(300)]
-            for m in range(2)]
+    """600 clients x 600 arms, each client's best arm its own (as
+    tests/integration/setup_stop_test.cpp's): each C* solve takes about 6 s
+    of processor time, and SLOW_ALPHAS asks 19 of them."""
+    return [[0.1 + 0.8 * ((k * 37 + m * 101) % 600) / 600.0 for k in range(600)]
+            for m in range(600)]
+
+
+SLOW_ALPHAS = [a / 20 for a in range(1, 20)]
 
 
 def interrupting_the_setup():
@@ -82,7 +86,7 @@ def interrupting_the_setup():
     return helper, start
 
 
-# The solve takes over 60 s of processor time: a stop honoured within it
+# The solves take about 100 s of processor time: a stop honoured within one
 # returns long before (the margin is the point, not a speed).
 SOLVE_CPU = 30.0
 
@@ -90,7 +94,7 @@ SOLVE_CPU = 30.0
 def test_sigint_during_the_bounds_solve_raises_at_once(tmp_path):
     helper, start = interrupting_the_setup()
     with pytest.raises(KeyboardInterrupt):
-        pfmab.bounds(means=slow_game(), alpha=0.5)
+        pfmab.bounds(means=slow_game(), alpha=SLOW_ALPHAS)
     helper.join()
     assert time.process_time() - start < SOLVE_CPU
 
@@ -100,7 +104,8 @@ def test_sigint_during_a_runs_setup_writes_nothing(tmp_path):
     helper, start = interrupting_the_setup()
     with pytest.raises(KeyboardInterrupt,
                        match="^interrupted while setting up the run: nothing written$"):
-        pfmab.run(means=slow_game(), alpha=0.5, replications=2, output=out, progress=False)
+        pfmab.run(means=slow_game(), alpha=SLOW_ALPHAS, replications=2, output=out,
+                  progress=False)
     helper.join()
     assert time.process_time() - start < SOLVE_CPU
     assert os.listdir(tmp_path) == []  # no output, no temporary file

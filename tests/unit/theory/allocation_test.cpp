@@ -2,14 +2,17 @@
 // docs/allocation.md): its closed forms at alpha = 0 and 1, a 2 x 2 case
 // solved by hand, invariance under relabelling clients and arms, its scaling
 // in sigma, the separable program never above the coupled one, every
-// constraint of the note's form met, and a certified optimum. The solver's
-// optimum is certified to 1e-7 of C* (its duality gap; the issue asks 1e-6),
-// so values are compared to 1e-7 relative.
+// constraint of the note's form met, and a certified optimum; the values of
+// the barrier solver it replaced, on the paper's games and on generated ones;
+// a 1e-6 certificate at 1000 x 50; warm starts. The solver's optimum is
+// certified to 1e-7 of C* (its duality gap; the issue asks 1e-6), so values
+// are compared to 1e-7 relative.
 #include "pfmab/theory/allocation.hpp"
 
 #include <algorithm>
 #include <atomic>
 #include <cmath>
+#include <cstdint>
 #include <numeric>
 #include <random>
 #include <vector>
@@ -19,6 +22,7 @@
 #include "pfmab/theory/bounds.hpp"
 
 #include "fixtures.hpp"
+#include "random_game.hpp"
 
 namespace pfmab::testing {
 namespace {
@@ -258,6 +262,229 @@ TEST(Allocation, AStopRequestEndsTheSolveAndLeavesNoBoundBehind) {
                Interrupted);
   const auto bounds = theory::compute_bounds(*game, mixed, nullptr, 1'000'000, 1.0, "not PF-UCB");
   EXPECT_EQ(bounds.c_star, optimal_allocation(mixed, 1.0).constant);
+  // and on a game of 49,000 variables, warm started as well
+  const model::MixedModel large(bench::random_game(1000, 50, 3), 0.5);
+  const auto start = optimal_allocation(large, 1.0, Coupling::coupled, 1e-3);
+  EXPECT_THROW(optimal_allocation(large, 1.0, Coupling::coupled, theory::kExactGap,
+                                  StopToken(&stop), &start),
+               Interrupted);
+}
+
+// C* as the primal barrier solver of commit e8d01cb gave it, with the gap it
+// certified (at most 2.9e-8 on these games): the interior-point solver that
+// replaced it must agree to 1e-6 relative.
+struct PapersReference {
+  const char* file;
+  double alpha;
+  Coupling coupling;
+  double constant, gap;
+};
+struct GeneratedReference {
+  std::size_t clients, arms;
+  std::uint64_t seed;  // bench::random_game's
+  double alpha;
+  Coupling coupling;
+  double constant, gap;
+};
+
+TEST(Allocation, AgreesWithTheBarrierSolverOnThePapersGames) {
+  const PapersReference references[] = {
+      {"synthetic_4x9.csv", 0, Coupling::coupled, 565.33333333901601, 2.48e-11},
+      {"synthetic_4x9.csv", 0, Coupling::separable, 565.33333333901601, 2.44e-11},
+      {"synthetic_4x9.csv", 0.1, Coupling::coupled, 5877.0892932270008, 6.03e-10},
+      {"synthetic_4x9.csv", 0.1, Coupling::separable, 1235.1452607224771, 1.25e-10},
+      {"synthetic_4x9.csv", 0.2, Coupling::coupled, 337.60709853486168, 2.76e-09},
+      {"synthetic_4x9.csv", 0.2, Coupling::separable, 190.88741348337152, 5.44e-10},
+      {"synthetic_4x9.csv", 0.5, Coupling::coupled, 797.31506377153005, 4.01e-09},
+      {"synthetic_4x9.csv", 0.5, Coupling::separable, 424.55134036654056, 6.06e-09},
+      {"synthetic_4x9.csv", 0.9, Coupling::coupled, 257.21237196770892, 2.15e-09},
+      {"synthetic_4x9.csv", 0.9, Coupling::separable, 196.9522766950378, 6.09e-10},
+      {"synthetic_4x9.csv", 1, Coupling::coupled, 156.55677655804334, 1.21e-11},
+      {"synthetic_4x9.csv", 1, Coupling::separable, 156.55677655804334, 1.21e-11},
+      {"movielens_10x40.csv", 0, Coupling::coupled, 9390.8995908824527, 6.09e-11},
+      {"movielens_10x40.csv", 0, Coupling::separable, 9390.8995908824545, 6.59e-11},
+      {"movielens_10x40.csv", 0.1, Coupling::coupled, 366080.52983532031, 2.84e-08},
+      {"movielens_10x40.csv", 0.1, Coupling::separable, 181705.1656424879, 1.15e-09},
+      {"movielens_10x40.csv", 0.2, Coupling::coupled, 2756384.8846355267, 4.98e-09},
+      {"movielens_10x40.csv", 0.2, Coupling::separable, 1321517.7424730535, 4.42e-10},
+      {"movielens_10x40.csv", 0.5, Coupling::coupled, 385719.75351161516, 1.55e-09},
+      {"movielens_10x40.csv", 0.5, Coupling::separable, 150353.43474649909, 6.08e-09},
+      {"movielens_10x40.csv", 0.9, Coupling::coupled, 235973.69645121356, 9.3e-09},
+      {"movielens_10x40.csv", 0.9, Coupling::separable, 121174.09931690355, 5.75e-10},
+      {"movielens_10x40.csv", 1, Coupling::coupled, 60749.657849809941, 5.11e-10},
+      {"movielens_10x40.csv", 1, Coupling::separable, 60749.657849809941, 5.11e-10},
+      {"enhancement_4x9.csv", 0, Coupling::coupled, 45.487844128414707, 1.79e-11},
+      {"enhancement_4x9.csv", 0, Coupling::separable, 45.487844128414707, 1.79e-11},
+      {"enhancement_4x9.csv", 0.1, Coupling::coupled, 57.172724757264248, 8.24e-11},
+      {"enhancement_4x9.csv", 0.1, Coupling::separable, 57.172724756305882, 2.28e-10},
+      {"enhancement_4x9.csv", 0.2, Coupling::coupled, 73.486285680788498, 1.39e-10},
+      {"enhancement_4x9.csv", 0.2, Coupling::separable, 73.486285680225819, 3.63e-09},
+      {"enhancement_4x9.csv", 0.5, Coupling::coupled, 250.7400106546269, 5.44e-10},
+      {"enhancement_4x9.csv", 0.5, Coupling::separable, 250.74001058660107, 6.97e-11},
+      {"enhancement_4x9.csv", 0.9, Coupling::coupled, 231.17495463001677, 3.24e-10},
+      {"enhancement_4x9.csv", 0.9, Coupling::separable, 227.21133283652722, 7.78e-10},
+      {"enhancement_4x9.csv", 1, Coupling::coupled, 295.40376991067757, 3.4e-09},
+      {"enhancement_4x9.csv", 1, Coupling::separable, 295.40376991067757, 3.4e-09},
+  };
+  for (const auto& r : references) {
+    SCOPED_TRACE(std::string(r.file) + ", alpha " + std::to_string(r.alpha) +
+                 (r.coupling == Coupling::coupled ? ", coupled" : ", separable"));
+    const auto game = model::Instance(model::read_means_csv(shared_data(r.file)), {});
+    const auto solved = optimal_allocation(model::MixedModel(game, r.alpha), 1.0, r.coupling);
+    EXPECT_NEAR(solved.constant, r.constant, 1e-6 * r.constant);
+    EXPECT_LE(solved.gap, 1e-9);
+  }
+}
+
+TEST(Allocation, AgreesWithTheBarrierSolverOnGeneratedGames) {
+  const GeneratedReference references[] = {
+      {6, 8, 11, 0, Coupling::coupled, 127.02624850525746, 1.4e-10},
+      {6, 8, 11, 0, Coupling::separable, 127.02624850525746, 1.4e-10},
+      {6, 8, 11, 0.2, Coupling::coupled, 22254.16727308973, 1.96e-08},
+      {6, 8, 11, 0.2, Coupling::separable, 2954.8234058680528, 3.82e-10},
+      {6, 8, 11, 0.5, Coupling::coupled, 1746.4037739081714, 6.55e-09},
+      {6, 8, 11, 0.5, Coupling::separable, 769.74571553756823, 4.28e-09},
+      {6, 8, 11, 0.9, Coupling::coupled, 3085.666356588561, 8.07e-10},
+      {6, 8, 11, 0.9, Coupling::separable, 1737.9327535418215, 2.68e-09},
+      {6, 8, 11, 1, Coupling::coupled, 666.63660267387093, 9.54e-10},
+      {6, 8, 11, 1, Coupling::separable, 666.63660267387093, 9.54e-10},
+      {40, 12, 9, 0, Coupling::coupled, 248.42523118335359, 5.78e-10},
+      {40, 12, 9, 0, Coupling::separable, 248.42523118335359, 5.78e-10},
+      {40, 12, 9, 0.2, Coupling::coupled, 628300.86394039344, 1.48e-09},
+      {40, 12, 9, 0.2, Coupling::separable, 234643.82067282253, 1.37e-09},
+      {40, 12, 9, 0.5, Coupling::coupled, 1449081.9860523406, 1.27e-09},
+      {40, 12, 9, 0.5, Coupling::separable, 538580.59761509066, 9.02e-10},
+      {40, 12, 9, 0.9, Coupling::coupled, 11839.361123208892, 6.53e-10},
+      {40, 12, 9, 0.9, Coupling::separable, 7950.7416406173679, 5.32e-10},
+      {40, 12, 9, 1, Coupling::coupled, 7113.0732064730837, 2.08e-10},
+      {40, 12, 9, 1, Coupling::separable, 7113.0732064730837, 2.08e-10},
+      {20, 10, 5, 0, Coupling::coupled, 169.06833277819746, 2.23e-10},
+      {20, 10, 5, 0, Coupling::separable, 169.0683327781976, 2.57e-10},
+      {20, 10, 5, 0.2, Coupling::coupled, 6097088.4124991372, 2.11e-10},
+      {20, 10, 5, 0.2, Coupling::separable, 2885170.5046304096, 5.9e-11},
+      {20, 10, 5, 0.5, Coupling::coupled, 785014.84463665215, 1.93e-10},
+      {20, 10, 5, 0.5, Coupling::separable, 295570.38025970635, 4.3e-09},
+      {20, 10, 5, 0.9, Coupling::coupled, 3051.1438197678854, 2.48e-09},
+      {20, 10, 5, 0.9, Coupling::separable, 2180.0999009875304, 8.96e-09},
+      {20, 10, 5, 1, Coupling::coupled, 1661.9640870694057, 2.22e-10},
+      {20, 10, 5, 1, Coupling::separable, 1661.9640870694057, 2.22e-10},
+      {3, 30, 7, 0, Coupling::coupled, 231.83129598165519, 3.11e-11},
+      {3, 30, 7, 0, Coupling::separable, 231.83129598165519, 3.05e-11},
+      {3, 30, 7, 0.2, Coupling::coupled, 385.12530409971481, 1.07e-10},
+      {3, 30, 7, 0.2, Coupling::separable, 385.12530409389746, 9.36e-11},
+      {3, 30, 7, 0.5, Coupling::coupled, 4640.1862238764425, 8.54e-10},
+      {3, 30, 7, 0.5, Coupling::separable, 2031.9505212988342, 7.17e-11},
+      {3, 30, 7, 0.9, Coupling::coupled, 3799.8877403418855, 1.52e-08},
+      {3, 30, 7, 0.9, Coupling::separable, 2099.063341590916, 3.48e-10},
+      {3, 30, 7, 1, Coupling::coupled, 1790.8651491212179, 4.52e-09},
+      {3, 30, 7, 1, Coupling::separable, 1790.8651491212179, 4.52e-09},
+      {200, 50, 3, 0, Coupling::coupled, 7496.8485581701707, 9.26e-09},
+      {200, 50, 3, 0.2, Coupling::coupled, 2431512450.3274975, 1.09e-09},
+      {200, 50, 3, 0.5, Coupling::coupled, 47056735.368935488, 1.44e-08},
+      {200, 50, 3, 0.9, Coupling::coupled, 647984123.92158484, 1.46e-08},
+      {200, 50, 3, 1, Coupling::coupled, 376185.99684341659, 3.02e-09},
+  };
+  for (const auto& r : references) {
+    SCOPED_TRACE(std::to_string(r.clients) + " x " + std::to_string(r.arms) + ", alpha " +
+                 std::to_string(r.alpha) +
+                 (r.coupling == Coupling::coupled ? ", coupled" : ", separable"));
+    const auto game = bench::random_game(r.clients, r.arms, r.seed);
+    const auto solved = optimal_allocation(model::MixedModel(game, r.alpha), 1.0, r.coupling);
+    EXPECT_NEAR(solved.constant, r.constant, 1e-6 * r.constant);
+    EXPECT_LE(solved.gap, 1e-9);
+  }
+}
+
+// The issue's 1e-6 at M = 1000, K = 50 (the barrier solver certified 6.8e-6
+// at alpha 0.5, with C* near 1e11 from mixed gaps near 1e-6): certified, every
+// constraint of the note's form met, and consistent with the barrier
+// solver's certified interval, [its value (1 - its gap), its value].
+TEST(Allocation, IsCertifiedToOneInAMillionAtAThousandClientsAndFiftyArms) {
+  const auto game = bench::random_game(1000, 50, 3);
+  const struct {
+    double alpha, constant, gap;
+  } barrier[] = {{0.0, 6132.6681389768846, 2.14e-08},
+                 {0.5, 106129723755.68002, 6.85e-06},
+                 {0.9, 58514145.01895795, 2.47e-08}};
+  for (const auto& r : barrier) {
+    SCOPED_TRACE("alpha " + std::to_string(r.alpha));
+    const model::MixedModel mixed(game, r.alpha);
+    const auto solved = optimal_allocation(mixed, 1.0);
+    EXPECT_LE(solved.gap, 1e-6);
+    EXPECT_LE(solved.constant * (1.0 - solved.gap), r.constant);
+    EXPECT_GE(solved.constant, r.constant * (1.0 - r.gap));
+    double worst = 0.0;
+    for (std::size_t m = 0; m < mixed.clients(); ++m) {
+      for (std::size_t k = 0; k < mixed.arms(); ++k) {
+        if (k != mixed.optimal_arm(m))
+          worst = std::max(worst, load(mixed, solved.pulls, 1.0, m, k));
+      }
+    }
+    EXPECT_LE(worst, 1.0 + 1e-9);
+  }
+}
+
+// pf-alloc's phases re-solve a game whose estimates moved a little: warm
+// started from the last solution, the solve reaches the same certified C*,
+// and in fewer iterations when the move is small; a warm start with other
+// best arms, or of another size (ignored), still gives the certified C*.
+TEST(Allocation, AWarmStartReachesTheSameCertifiedConstant) {
+  const auto rows = synthetic_rows();
+  std::mt19937_64 rng(3);
+  std::normal_distribution<double> noise(0.0, 1e-4);
+  for (const double alpha : kAlphas) {
+    SCOPED_TRACE("alpha " + std::to_string(alpha));
+    const auto previous = optimal_allocation(model::MixedModel(*instance_of(rows), alpha), 1.0);
+    auto moved = rows;
+    for (auto& row : moved) {
+      for (auto& x : row) x += noise(rng);
+    }
+    const model::MixedModel mixed(*instance_of(moved), alpha);
+    for (const double gap_share : {1e-3, theory::kExactGap}) {
+      const auto cold = optimal_allocation(mixed, 1.0, Coupling::coupled, gap_share);
+      const auto warm = optimal_allocation(mixed, 1.0, Coupling::coupled, gap_share, {}, &previous);
+      EXPECT_LE(warm.gap, std::max(gap_share, 1e-9));
+      EXPECT_NEAR(warm.constant, cold.constant, (warm.gap + cold.gap) * cold.constant);
+      if (gap_share == 1e-3) EXPECT_LE(warm.newton_steps, cold.newton_steps);
+    }
+  }
+  // every client's best arm elsewhere: arms 0 and 1 swapped
+  auto swapped = rows;
+  for (auto& row : swapped) std::swap(row[0], row[1]);
+  const model::MixedModel mixed(*instance_of(swapped), 0.5);
+  const auto exact = optimal_allocation(mixed, 1.0);
+  const auto elsewhere = optimal_allocation(model::MixedModel(*instance_of(rows), 0.5), 1.0);
+  const auto other_size =
+      optimal_allocation(model::MixedModel(*instance_of(movielens_rows()), 0.5), 1.0);
+  for (const auto* start : {&elsewhere, &other_size}) {
+    const auto warm =
+        optimal_allocation(mixed, 1.0, Coupling::coupled, theory::kExactGap, {}, start);
+    EXPECT_LE(warm.gap, 1e-9);
+    EXPECT_NEAR(warm.constant, exact.constant, 1e-9 * exact.constant);
+  }
+}
+
+// Each constraint's share of C* (the multipliers a warm start takes): they
+// sum to 1, and only tight constraints hold any (complementary slackness).
+TEST(Allocation, TheSharesOfTheConstraintsSumToOneOnTightConstraints) {
+  for (const double alpha : kAlphas) {
+    SCOPED_TRACE("alpha " + std::to_string(alpha));
+    const model::MixedModel mixed(*synthetic_instance(), alpha);
+    const auto solved = optimal_allocation(mixed, 1.0);
+    double total = 0.0;
+    for (std::size_t m = 0; m < mixed.clients(); ++m) {
+      for (std::size_t k = 0; k < mixed.arms(); ++k) {
+        const double share = solved.shares[m * mixed.arms() + k];
+        total += share;
+        if (k == mixed.optimal_arm(m)) {
+          EXPECT_EQ(share, 0.0);
+        } else if (share > 1e-6) {
+          EXPECT_NEAR(load(mixed, solved.pulls, 1.0, m, k), 1.0, 1e-6) << "client " << m;
+        }
+      }
+    }
+    EXPECT_NEAR(total, 1.0, 1e-12);
+  }
 }
 
 TEST(Allocation, ATiedBestArmHasNoFiniteBound) {

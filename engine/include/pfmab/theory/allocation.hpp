@@ -29,21 +29,37 @@ struct OptimalAllocation {
   // program's dual at the solver's multipliers is at least
   // constant * (1 - gap).
   double gap = 0.0;
-  unsigned newton_steps = 0;
+  // Each constraint's share of `constant` at the solver's multipliers y
+  // (y_{k,m} times the constraint's right side, over their sum), row-major
+  // client by arm, 0 at each client's best arm: with `pulls`, where a warm
+  // start begins.
+  std::vector<double> shares;
+  unsigned newton_steps = 0;  // interior-point iterations, one factorisation each
 };
 
-// The relative duality gap the solve for C* aims at: far below what double
-// precision certifies on hard games, so the solve goes as far as it can.
+// The relative duality gap the solve for C* aims at: at the edge of what
+// double precision certifies (1e-13 to 1e-10 on the paper's games and on
+// random ones up to 1000 x 50), so the solve goes as far as it can.
 inline constexpr double kExactGap = 1e-11;
 
 // Solves the program for the mixed model `mixed` with Gaussian rewards of
-// standard deviation `sigma` (a primal barrier method whose Newton systems
-// are diagonal plus rank 2K, so that a step costs O(MK + K^3)), stopping
-// once the gap is within `gap_share` of the objective: an algorithm that
-// re-solves with noisy estimates every phase needs about 1e-3, not 1e-11.
-// Polls `stop` before every Newton step (throwing Interrupted).
+// standard deviation `sigma` (a primal-dual interior-point method whose
+// Newton systems are solved through the weights' structure, identity plus
+// rank one, in O(M K + K L^2 + L^3) for L <= min(M, K) distinct best arms),
+// stopping once the certified gap is within `gap_share` of the objective:
+// an algorithm that re-solves with noisy estimates every phase needs about
+// 1e-3, not 1e-11. Polls `stop` within every iteration (throwing
+// Interrupted).
+//
+// `warm_start`, a solution of a nearby program of the same size (the last
+// phase's estimates, the previous alpha of a sweep), is where the iteration
+// begins: its pulls, pulled into the new program's interior, and its
+// shares. Variables it has no finite pulls for (a client's best arm that
+// changed) start cold. The result is certified the same way, whatever the
+// start.
 OptimalAllocation optimal_allocation(const model::MixedModel& mixed, double sigma,
                                      Coupling coupling = Coupling::coupled,
-                                     double gap_share = kExactGap, const StopToken& stop = {});
+                                     double gap_share = kExactGap, const StopToken& stop = {},
+                                     const OptimalAllocation* warm_start = nullptr);
 
 }  // namespace pfmab::theory
