@@ -150,15 +150,25 @@ std::vector<double> ProgressTracker::rates() const {
     seconds[g.algorithm] += g.seconds;
     work[g.algorithm] += g.behind();
   }
-  // The lower middle of the rates of the algorithms but `a`.
+  // The rate of the algorithm but `a` that holds the middle of the others'
+  // work measured: the rate of most of the work, not of a cheap algorithm
+  // whose replications are mostly overhead, nor of one the estimate puts at
+  // a thousandth of its cost (its work is then a thousandth of its time).
   const auto middle = [&](std::size_t a) -> std::optional<double> {
-    std::vector<double> others;
+    std::vector<std::pair<double, double>> others;  // rate, work
+    double all = 0.0;
     for (std::size_t b = 0; b < algorithms_; ++b) {
-      if (b != a && work[b] > 0.0) others.push_back(seconds[b] / work[b]);
+      if (b == a || work[b] <= 0.0) continue;
+      others.emplace_back(seconds[b] / work[b], work[b]);
+      all += work[b];
     }
-    if (others.empty()) return std::nullopt;
-    std::nth_element(others.begin(), others.begin() + (others.size() - 1) / 2, others.end());
-    return others[(others.size() - 1) / 2];
+    std::sort(others.begin(), others.end());
+    double below = 0.0;
+    for (const auto& [rate, w] : others) {
+      below += w;
+      if (below >= all / 2) return rate;
+    }
+    return std::nullopt;
   };
   std::vector<double> rates;
   for (const auto& g : groups_) {

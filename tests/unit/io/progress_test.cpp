@@ -129,25 +129,27 @@ TEST(ProgressTracker, AGameSizeNotBegunTakesItsAlgorithmsRateOnTheSizesItRan) {
   EXPECT_DOUBLE_EQ(*tracker.at(46.0).remaining, 3.0 * 10);
 }
 
-TEST(ProgressTracker, AnAlgorithmNotBegunTakesTheMiddleRateOfThoseBegunNotTheirPooledRate) {
+TEST(ProgressTracker, AnAlgorithmNotBegunTakesTheRateOfTheMiddleOfTheWorkNotThePooledRate) {
   // a at 1 s per unit; b, whose cost is misjudged a thousandfold, at 1000 s;
   // c, a thousand units, not begun
   ProgressTracker tracker(
       {{"a", "a", "4x9", 10.0, 1}, {"b", "b", "4x9", 0.01, 1}, {"c", "c", "4x9", 1000.0, 1}}, 0);
   tracker.finished(0, 10.0);
   tracker.finished(1, 20.0);
-  // the lower of the two middle rates, a's: 1000 s for c; pooled, 20 s for
-  // 10.01 units would say 1998 s
+  // a holds the middle of the 10.01 units measured: 1000 s for c; pooled,
+  // 20 s for 10.01 units would say 1998 s
   EXPECT_DOUBLE_EQ(*tracker.at(20.0).remaining, 1000.0);
-  ProgressTracker three({{"a", "a", "4x9", 1.0, 1},
-                         {"b", "b", "4x9", 1.0, 1},
-                         {"d", "d", "4x9", 1.0, 1},
+  // two cheap algorithms at 5 and 8 s per unit (their overhead), a costly
+  // one at 2 s with most of the work: c takes 2 s, not the middle 5 s
+  ProgressTracker three({{"p", "p", "4x9", 1.0, 1},
+                         {"q", "q", "4x9", 1.0, 1},
+                         {"r", "r", "4x9", 100.0, 1},
                          {"c", "c", "4x9", 1.0, 1}},
                         0);
-  three.finished(0, 1.0);     // 1 s per unit
-  three.finished(1, 1000.0);  // 999
-  three.finished(2, 1003.0);  // 3: the middle one
-  EXPECT_DOUBLE_EQ(*three.at(1003.0).remaining, 3.0);
+  three.finished(0, 5.0);
+  three.finished(1, 13.0);
+  three.finished(2, 213.0);
+  EXPECT_DOUBLE_EQ(*three.at(213.0).remaining, 2.0);
 }
 
 TEST(ProgressTracker, TheTimeBetweenHandOnsGoesToTheWorkEachAlgorithmGained) {

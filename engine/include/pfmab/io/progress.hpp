@@ -83,11 +83,13 @@ std::vector<CellWork> cell_work(std::span<const sim::Cell> cells,
 // cells around it, and on the runs measured a rate by cell came no closer.)
 //
 // A group not yet begun takes its algorithm's rate on the game sizes it has
-// run; an algorithm not yet begun takes the middle rate of those begun (the
-// lower of the two middle ones), never their pooled time over their pooled
-// work: an algorithm the estimate misjudges (pf-alloc's solves, before the
-// estimate knew them, by 1000 times) then sets its own cells' rate alone,
-// not that of the hours of baselines after it. A group's own rate takes
+// run; an algorithm not yet begun takes the rate of the begun algorithm
+// that holds the middle of their work measured (in units of estimated
+// cost), never their pooled time over their pooled work: an algorithm the
+// estimate misjudges (pf-alloc's solves, before the estimate knew them, by
+// 1000 times) then sets its own cells' rate alone, not that of the hours of
+// baselines after it, and a cheap one whose replications are mostly
+// overhead (pf-ucb's) does not set the rate of costly ones. A group's own rate takes
 // over from that as its replications handed on outweigh the `in_flight`:
 // the time of its first ones is shared with the cells before them, so its
 // first rate is the run's at the hand-over, not its own. Thread-safe: the
