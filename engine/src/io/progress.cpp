@@ -80,7 +80,9 @@ std::vector<CellWork> cell_work(std::span<const sim::Cell> cells,
       if ((differ[f] || !any) && !fields[c][f].empty())
         name += (name.empty() ? "" : " ") + fields[c][f];
     }
+    const auto& instance = cells[c].instance();
     work.push_back({std::move(name), std::string(cells[c].algorithm().name()),
+                    fmt::format("{}x{}", instance.clients(), instance.arms()),
                     sim::replication_cost(cells[c]), ranges[c].count(),
                     kept.empty() ? 0 : kept[c]});
   }
@@ -89,15 +91,19 @@ std::vector<CellWork> cell_work(std::span<const sim::Cell> cells,
 
 ProgressTracker::ProgressTracker(std::vector<CellWork> cells, std::uint64_t in_flight)
     : cells_(std::move(cells)), in_flight_(in_flight) {
-  std::map<std::string, std::size_t> index;
+  std::map<std::string, std::size_t> algorithms;
+  std::map<std::pair<std::string, std::string>, std::size_t> groups;
   for (const auto& cell : cells_) {
-    const auto a = index.try_emplace(cell.algorithm, index.size()).first->second;
-    algorithm_of_.push_back(a);
-    algorithms_.resize(index.size());
-    algorithms_[a].total += cell.cost * static_cast<double>(cell.replications);
+    const auto a = algorithms.try_emplace(cell.algorithm, algorithms.size()).first->second;
+    const auto g = groups.try_emplace({cell.algorithm, cell.game}, groups.size()).first->second;
+    group_of_.push_back(g);
+    groups_.resize(groups.size());
+    groups_[g].algorithm = a;
+    groups_[g].total += cell.cost * static_cast<double>(cell.replications);
     total_ += cell.kept + cell.replications;
     kept_ += cell.kept;
   }
+  algorithms_ = algorithms.size();
   // Until a replication is done, the first cell that has any is running.
   while (current_ + 1 < cells_.size() && cells_[current_].replications == 0) ++current_;
   while (flying_ < in_flight_ && taken_cell_ < cells_.size()) take_off();
@@ -111,39 +117,87 @@ void ProgressTracker::take_off() {
   if (taken_cell_ == cells_.size()) return;
   ++taken_;
   ++flying_;
-  algorithms_[algorithm_of_[taken_cell_]].in_flight += cells_[taken_cell_].cost;
+  groups_[group_of_[taken_cell_]].in_flight += cells_[taken_cell_].cost;
 }
 
 void ProgressTracker::finished(std::size_t cell, double seconds) {
   const std::lock_guard lock(mutex_);
-  auto& algorithm = algorithms_[algorithm_of_[cell]];
-  algorithm.done += cells_[cell].cost;
+  auto& group = groups_[group_of_[cell]];
+  group.done += cells_[cell].cost;
+  ++group.handed;
   if (flying_ > 0) {  // it was the first in flight
-    algorithm.in_flight -= cells_[cell].cost;
+    group.in_flight -= cells_[cell].cost;
     --flying_;
     take_off();
   }
   double gained = 0.0;
-  for (const auto& a : algorithms_) gained += a.behind() - a.charged;
-  for (auto& a : algorithms_) {
-    a.seconds += (seconds - last_) * (a.behind() - a.charged) / gained;
-    a.charged = a.behind();
+  for (const auto& g : groups_) gained += g.behind() - g.charged;
+  for (auto& g : groups_) {
+    g.seconds += (seconds - last_) * (g.behind() - g.charged) / gained;
+    g.charged = g.behind();
   }
   ++done_;
   last_ = seconds;
   current_ = cell;
 }
 
+std::vector<double> ProgressTracker::rates() const {
+  // What each algorithm has measured, over its groups that have handed on a
+  // replication (a group only in flight has a share of the time before it).
+  std::vector<double> seconds(algorithms_, 0.0), work(algorithms_, 0.0);
+  for (const auto& g : groups_) {
+    if (g.handed == 0) continue;
+    seconds[g.algorithm] += g.seconds;
+    work[g.algorithm] += g.behind();
+  }
+  // The rate of the algorithm but `a` that holds the middle of the others'
+  // work measured: the rate of most of the work, not of a cheap algorithm
+  // whose replications are mostly overhead, nor of one the estimate puts at
+  // a thousandth of its cost (its work is then a thousandth of its time).
+  const auto middle = [&](std::size_t a) -> std::optional<double> {
+    std::vector<std::pair<double, double>> others;  // rate, work
+    double all = 0.0;
+    for (std::size_t b = 0; b < algorithms_; ++b) {
+      if (b == a || work[b] <= 0.0) continue;
+      others.emplace_back(seconds[b] / work[b], work[b]);
+      all += work[b];
+    }
+    std::sort(others.begin(), others.end());
+    double below = 0.0;
+    for (const auto& [rate, w] : others) {
+      below += w;
+      if (below >= all / 2) return rate;
+    }
+    return std::nullopt;
+  };
+  std::vector<double> rates;
+  for (const auto& g : groups_) {
+    const auto a = g.algorithm;
+    const double own = g.behind() > 0.0 ? g.seconds / g.behind() : 0.0;
+    // what the group's rate is taken as before its own is known: its
+    // algorithm's on its other groups, else the other algorithms' middle
+    const double elsewhere_seconds = seconds[a] - (g.handed > 0 ? g.seconds : 0.0);
+    const double elsewhere_work = work[a] - (g.handed > 0 ? g.behind() : 0.0);
+    const double prior =
+        elsewhere_work > 0.0 ? elsewhere_seconds / elsewhere_work : middle(a).value_or(own);
+    // its own, trusted as its replications handed on outweigh a window in
+    // flight: the first ones' time is shared with the cells before them
+    const double trust =
+        g.handed == 0 ? 0.0
+                      : static_cast<double>(g.handed) / static_cast<double>(g.handed + in_flight_);
+    rates.push_back(trust * own + (1.0 - trust) * prior);
+  }
+  return rates;
+}
+
 ProgressTracker::Estimate ProgressTracker::at(double seconds) const {
   const std::lock_guard lock(mutex_);
   Estimate estimate{kept_ + done_, total_, std::nullopt, current_};
   if (done_ == 0) return estimate;
-  double behind = 0.0;
-  for (const auto& a : algorithms_) behind += a.behind();
+  const auto rate = rates();
   double left = -(seconds - last_);
-  for (const auto& a : algorithms_) {
-    const double per_unit = a.behind() > 0.0 ? a.seconds / a.behind() : last_ / behind;
-    left += per_unit * (a.total - a.behind());
+  for (std::size_t g = 0; g < groups_.size(); ++g) {
+    left += rate[g] * (groups_[g].total - groups_[g].behind());
   }
   estimate.remaining = std::max(0.0, left);
   return estimate;

@@ -13,8 +13,9 @@
 //     not of each algorithm;
 //   * pf-ucb per pull: 2 ns per client and slot is typical, not close (see
 //     per_client_slot_drawn).
-// io::ProgressTracker corrects what the model misses with the times of the
-// run itself.
+// An algorithm's own planning (pf-alloc's solves) is its own estimate
+// (sim::Algorithm::planning_cost). io::ProgressTracker corrects what the
+// model misses with the times of the run itself.
 
 #include "pfmab/sim/cost.hpp"
 
@@ -77,7 +78,8 @@ double replication_cost(const Cell& cell) {
   const double phases = doubling_phases(clients, arms, horizon, cell.algorithm_alpha());
   const double drawn =
       cell.drawn_fidelity() == Fidelity::per_pull ? per_client_slot_drawn * clients * horizon : 0.0;
-  return common + phases * clients * (per_client_phase + per_client_arm_phase * arms) + drawn;
+  return common + phases * clients * (per_client_phase + per_client_arm_phase * arms) + drawn +
+         cell.algorithm().planning_cost(cell);
 }
 
 }  // namespace pfmab::sim

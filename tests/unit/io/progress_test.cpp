@@ -48,11 +48,13 @@ std::string stderr_of(Body&& body) {
 // A cheap cell (cost 1, 4 replications), then two costly ones (cost 10, 4
 // replications each), of one algorithm.
 std::vector<CellWork> cheap_then_costly() {
-  return {{"cheap", "a", 1.0, 4}, {"costly", "a", 10.0, 4}, {"costlier", "a", 10.0, 4}};
+  return {{"cheap", "a", "4x9", 1.0, 4},
+          {"costly", "a", "4x9", 10.0, 4},
+          {"costlier", "a", "4x9", 10.0, 4}};
 }
 
 TEST(ProgressTracker, KnowsNoRemainingTimeBeforeAReplicationIsDone) {
-  const ProgressTracker tracker({{"empty", "a", 1.0, 0}, {"first", "a", 1.0, 3}}, 0);
+  const ProgressTracker tracker({{"empty", "a", "4x9", 1.0, 0}, {"first", "a", "4x9", 1.0, 3}}, 0);
   const auto estimate = tracker.at(5.0);
   EXPECT_EQ(estimate.done, 0u);
   EXPECT_EQ(estimate.total, 3u);
@@ -101,7 +103,7 @@ TEST(ProgressTracker, ReplicationsInFlightCountAsThreeQuartersDone) {
 }
 
 TEST(ProgressTracker, AnAlgorithmOnceBegunTakesItsOwnSecondsPerUnit) {
-  ProgressTracker tracker({{"cheap", "a", 1.0, 4}, {"costly", "b", 10.0, 4}}, 0);
+  ProgressTracker tracker({{"cheap", "a", "4x9", 1.0, 4}, {"costly", "b", "4x9", 10.0, 4}}, 0);
   for (int r = 1; r <= 4; ++r) tracker.finished(0, r);
   EXPECT_DOUBLE_EQ(*tracker.at(4.0).remaining, 40.0) << "b not begun: a's 1 s per unit";
   tracker.finished(1, 24.0);
@@ -109,16 +111,69 @@ TEST(ProgressTracker, AnAlgorithmOnceBegunTakesItsOwnSecondsPerUnit) {
   EXPECT_DOUBLE_EQ(*tracker.at(24.0).remaining, 2.0 * 30);
 }
 
+TEST(ProgressTracker, AGameSizeNotBegunTakesItsAlgorithmsRateOnTheSizesItRan) {
+  // a on a small game, then b, then a on a larger one; the estimate is 1 s
+  // per unit for a, 3 s for b
+  ProgressTracker tracker({{"a small", "a", "4x9", 1.0, 2},
+                           {"b", "b", "4x9", 1.0, 2},
+                           {"a large", "a", "10x40", 10.0, 2}},
+                          0);
+  tracker.finished(0, 2.0);
+  tracker.finished(0, 4.0);  // a: 2 s per unit
+  EXPECT_DOUBLE_EQ(*tracker.at(4.0).remaining, 2.0 * 2 + 2.0 * 20) << "b as a, not begun";
+  tracker.finished(1, 10.0);
+  // b: 6 s per unit; a's larger game not begun: a's 2 s, not b's 6 s
+  EXPECT_DOUBLE_EQ(*tracker.at(10.0).remaining, 6.0 * 1 + 2.0 * 20);
+  tracker.finished(1, 16.0);
+  tracker.finished(2, 46.0);  // a on 10x40: 3 s per unit, its own from now on
+  EXPECT_DOUBLE_EQ(*tracker.at(46.0).remaining, 3.0 * 10);
+}
+
+TEST(ProgressTracker, AnAlgorithmNotBegunTakesTheRateOfTheMiddleOfTheWorkNotThePooledRate) {
+  // a at 1 s per unit; b, whose cost is misjudged a thousandfold, at 1000 s;
+  // c, a thousand units, not begun
+  ProgressTracker tracker(
+      {{"a", "a", "4x9", 10.0, 1}, {"b", "b", "4x9", 0.01, 1}, {"c", "c", "4x9", 1000.0, 1}}, 0);
+  tracker.finished(0, 10.0);
+  tracker.finished(1, 20.0);
+  // a holds the middle of the 10.01 units measured: 1000 s for c; pooled,
+  // 20 s for 10.01 units would say 1998 s
+  EXPECT_DOUBLE_EQ(*tracker.at(20.0).remaining, 1000.0);
+  // two cheap algorithms at 5 and 8 s per unit (their overhead), a costly
+  // one at 2 s with most of the work: c takes 2 s, not the middle 5 s
+  ProgressTracker three({{"p", "p", "4x9", 1.0, 1},
+                         {"q", "q", "4x9", 1.0, 1},
+                         {"r", "r", "4x9", 100.0, 1},
+                         {"c", "c", "4x9", 1.0, 1}},
+                        0);
+  three.finished(0, 5.0);
+  three.finished(1, 13.0);
+  three.finished(2, 213.0);
+  EXPECT_DOUBLE_EQ(*three.at(213.0).remaining, 2.0);
+}
+
 TEST(ProgressTracker, TheTimeBetweenHandOnsGoesToTheWorkEachAlgorithmGained) {
-  ProgressTracker tracker({{"cheap", "a", 1.0, 4}, {"costly", "b", 10.0, 4}}, 2);
+  ProgressTracker tracker({{"cheap", "a", "4x9", 1.0, 4}, {"costly", "b", "4x9", 10.0, 4}}, 2);
   tracker.finished(0, 1.0);  // in flight: cheap 2 and 3
   tracker.finished(0, 2.0);  // cheap 3 and 4: a has 2 done, 2 in flight, 2 s
   tracker.finished(0, 3.0);
   // a gained 1 done - 3/4 in flight, 1/4 unit; b, its first in flight, 7.5:
-  // the second is shared 1 : 30. a: 2 + 1/31 s for 3 + 3/4 units, 1/4 left;
-  // b: 30/31 s for 7.5, 32.5 left
-  const double a = (2.0 + 1.0 / 31) / 3.75 * 0.25, b = 30.0 / 31 / 7.5 * 32.5;
-  EXPECT_NEAR(*tracker.at(3.0).remaining, a + b, 1e-12);
+  // the second is shared 1 : 30. a: 2 + 1/31 s for 3 + 3/4 units, 1/4 left.
+  // b has handed on nothing: its 30/31 s for 7.5 units are the time of a's
+  // replications as much as its own, so it takes a's rate for its 32.5 left
+  const double a = (2.0 + 1.0 / 31) / 3.75;
+  EXPECT_NEAR(*tracker.at(3.0).remaining, a * (0.25 + 32.5), 1e-12);
+}
+
+TEST(ProgressTracker, AGroupsOwnRateTakesOverAsItsReplicationsOutweighTheWindow) {
+  ProgressTracker tracker({{"a", "a", "4x9", 1.0, 1}, {"b", "b", "4x9", 1.0, 7}}, 2);
+  // a's one replication and b's first two in flight: the first second goes
+  // 1 : 1.5 to a's unit done and b's two 3/4 done, a at 0.4 s per unit
+  tracker.finished(0, 1.0);
+  tracker.finished(1, 5.0);  // b's first: 1 done, 2 in flight, 0.6 + 4 s for 2.5 units
+  // b's own 1.84 s per unit trusted 1 / (1 + 2) against a's 0.4, for the
+  // 4.5 units left
+  EXPECT_DOUBLE_EQ(*tracker.at(5.0).remaining, 4.5 * (4.6 / 2.5 / 3 + 0.4 * 2 / 3));
 }
 
 TEST(ProgressTracker, TheTimeSinceTheLastReplicationHandedOnPasses) {
@@ -156,6 +211,7 @@ TEST(CellWork, NamesEachCellShortlyAndCountsTheReplicationsOfTheRun) {
   EXPECT_EQ(work[4].name, "pf-ucb alpha 1 C 1 T 1234567 a");
   EXPECT_EQ(work[0].algorithm, "local-ucb");
   EXPECT_EQ(work[1].algorithm, "pf-ucb");
+  EXPECT_EQ(work[0].game, "2x3") << "M x K: the cells' rates are learned by algorithm and size";
   EXPECT_EQ(work[0].replications, 10u);
   EXPECT_EQ(work[1].replications, 5u);
   // slot by slot at 10^6 slots against PF-UCB's phases
@@ -232,7 +288,8 @@ TEST(ProgressLine, ARedrawnLineIsCutBetweenCharactersAndCountsThemNotBytes) {
 
 TEST(ProgressTracker, AContinuedRunCountsWhatItKeptAsDoneButTimesOnlyWhatItRuns) {
   // 365 of 7400 kept: the line counts the whole run, the rate this run's alone
-  std::vector<CellWork> cells{{"first", "a", 1.0, 0, 300}, {"second", "a", 1.0, 7035, 65}};
+  std::vector<CellWork> cells{{"first", "a", "4x9", 1.0, 0, 300},
+                              {"second", "a", "4x9", 1.0, 7035, 65}};
   ProgressTracker tracker(cells, 0);
   auto estimate = tracker.at(1.0);
   EXPECT_EQ(estimate.done, 365u);
@@ -250,7 +307,7 @@ TEST(ProgressDisplay, AReportedDisplayReportsOnceMoreAsItEnds) {
   // a period of an hour: the one report is the last, whatever the scheduler does
   std::vector<ProgressReport> reports;
   {
-    ProgressDisplay progress({{"only", "a", 1.0, 10, 5}}, 8, ProgressStyle::reported,
+    ProgressDisplay progress({{"only", "a", "4x9", 1.0, 10, 5}}, 8, ProgressStyle::reported,
                              std::chrono::hours(1),
                              [&](const ProgressReport& r) { reports.push_back(r); });
     progress.finished(0);
@@ -264,7 +321,7 @@ TEST(ProgressDisplay, AReportedDisplayReportsOnceMoreAsItEnds) {
 
 TEST(ProgressDisplay, NoneWritesNothing) {
   const auto text = stderr_of([&] {
-    ProgressDisplay progress({{"only", "a", 1.0, 10}}, 8, ProgressStyle::none,
+    ProgressDisplay progress({{"only", "a", "4x9", 1.0, 10}}, 8, ProgressStyle::none,
                              std::chrono::milliseconds(1));
     progress.finished(0);
     std::this_thread::sleep_for(std::chrono::milliseconds(20));

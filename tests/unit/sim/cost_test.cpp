@@ -4,8 +4,10 @@
 // engine/src/sim/cost.cpp).
 #include "pfmab/sim/cost.hpp"
 
+#include <string>
 #include <string_view>
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include "fixtures.hpp"
@@ -27,6 +29,21 @@ double cost_of(std::string_view algorithm, std::uint64_t horizon, std::size_t cl
   return replication_cost(Cell(spec, 0));
 }
 
+// pf-alloc is registered only: its cell from an experiment's text.
+double pf_alloc_cost(std::uint64_t horizon, std::size_t clients, std::size_t arms) {
+  std::string rows;
+  for (std::size_t m = 0; m < clients; ++m) {
+    rows += m == 0 ? "[" : ", [";
+    for (std::size_t k = 0; k < arms; ++k) {
+      rows += fmt::format("{}{}", k == 0 ? "" : ", ", static_cast<double>((m + k) % arms) / arms);
+    }
+    rows += "]";
+  }
+  return replication_cost(testing::cells_of_experiment(
+      fmt::format("horizon = {}\n[algorithm]\nname = \"pf-alloc\"\n[instance]\nmeans = [{}]\n",
+                  horizon, rows))[0]);
+}
+
 TEST(ReplicationCost, SlotBySlotGrowsWithTheSlotsOfEveryClientAndTheArms) {
   const double base = cost_of("local-ucb", 100'000, 10, 40);
   EXPECT_NEAR(cost_of("local-ucb", 1'000'000, 10, 40) / base, 10.0, 0.01);
@@ -46,6 +63,19 @@ TEST(ReplicationCost, PhasedInAggregatedModeGrowsWithThePhasesOnly) {
   EXPECT_NEAR(million / 1e3, 100.0, 30.0);
   // and a thousand times less than a baseline at the same T
   EXPECT_GT(cost_of("local-ucb", 1'000'000, 10, 40), 1000 * million);
+}
+
+TEST(ReplicationCost, PfAllocAddsASolveForEveryPhaseButTheFirst) {
+  // MovieLens 10x40 at 10^6: 10 solves after the first phase of 800 slots;
+  // 192 ms measured (tests/integration/data/study_costs.csv), where
+  // PF-UCB's phases cost about 0.2 ms
+  const double alloc = pf_alloc_cost(1'000'000, 10, 40);
+  EXPECT_NEAR(alloc / 1e6, 190.0, 60.0);
+  EXPECT_GT(alloc, 500 * cost_of("pf-ucb", 1'000'000, 10, 40));
+  // a phase more for each doubling of T, each solve growing with M and K
+  const double one_solve = pf_alloc_cost(2'000'000, 10, 40) - alloc;
+  EXPECT_NEAR(one_solve / 1e3, 10.6 * 40 * 40 + 3.4 * 10 * 40, 100.0);
+  EXPECT_GT(pf_alloc_cost(1'000'000, 20, 40), alloc);
 }
 
 TEST(ReplicationCost, PerPullAPhasedAlgorithmDrawsItsSlots) {

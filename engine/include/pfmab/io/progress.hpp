@@ -45,8 +45,11 @@ struct CellWork {
   // Short, for the progress line: what tells it from the run's other cells,
   // "pf-alloc alpha 0.5 C 10 T 1e6 movielens_10x40" at most.
   std::string name;
-  std::string algorithm;  // the cells of one algorithm share a measured correction of their costs
-  double cost = 1.0;      // of one replication, estimated: positive, in one unit for all cells
+  // The cells of one algorithm and game size ("10x40", M x K) share a
+  // measured correction of their estimated costs.
+  std::string algorithm;
+  std::string game;
+  double cost = 1.0;  // of one replication, estimated: positive, in one unit for all cells
   std::uint64_t replications = 0;  // that this run makes
   std::uint64_t kept = 0;          // kept from an earlier run (a continued output): done, untimed
 };
@@ -62,7 +65,8 @@ std::vector<CellWork> cell_work(std::span<const sim::Cell> cells,
 
 // How far a run is and how long the rest should take: the estimated cost of
 // what is left times the seconds per unit of estimated cost measured so far,
-// by algorithm. Times are seconds since the run started, on any clock.
+// by algorithm and game size. Times are seconds since the run started, on
+// any clock.
 //
 // Replications are handed on in (cell, replication) order, but up to
 // `in_flight` of them run at once (sim::max_in_flight), so the time between
@@ -71,14 +75,25 @@ std::vector<CellWork> cell_work(std::span<const sim::Cell> cells,
 // a replication done may wait for an earlier one, or for a thread to hand it
 // on. So the work behind the run at a hand-on is the replications handed on
 // and `in_flight_done` of the `in_flight` after them; the time since the
-// hand-on before is shared among the algorithms by how much of that work
-// each gained; and each algorithm's seconds per unit of cost is its time
-// over its work. An algorithm not yet begun takes every algorithm's. What
-// the work in flight takes after the last hand-on is subtracted as it
-// passes. (No cell's own rate is measured: its first and last replications
-// share their time with the cells around it, and on the runs measured a
-// rate by cell came no closer.) Thread-safe: the run's sink reports, a
-// display thread reads.
+// hand-on before is shared among the groups of cells (an algorithm on a
+// game size) by how much of that work each gained; and each group's seconds
+// per unit of cost is its time over its work. What the work in flight takes
+// after the last hand-on is subtracted as it passes. (No cell's own rate is
+// measured: its first and last replications share their time with the
+// cells around it, and on the runs measured a rate by cell came no closer.)
+//
+// A group not yet begun takes its algorithm's rate on the game sizes it has
+// run; an algorithm not yet begun takes the rate of the begun algorithm
+// that holds the middle of their work measured (in units of estimated
+// cost), never their pooled time over their pooled work: an algorithm the
+// estimate misjudges (pf-alloc's solves, before the estimate knew them, by
+// 1000 times) then sets its own cells' rate alone, not that of the hours of
+// baselines after it, and a cheap one whose replications are mostly
+// overhead (pf-ucb's) does not set the rate of costly ones. A group's own rate takes
+// over from that as its replications handed on outweigh the `in_flight`:
+// the time of its first ones is shared with the cells before them, so its
+// first rate is the run's at the hand-over, not its own. Thread-safe: the
+// run's sink reports, a display thread reads.
 class ProgressTracker {
  public:
   // The share of the replications in flight taken as done. Measured: with
@@ -103,26 +118,32 @@ class ProgressTracker {
   const std::vector<CellWork>& cells() const { return cells_; }
 
  private:
-  // What is known of one algorithm's cells, in units of estimated cost.
-  struct AlgorithmWork {
+  // What is known of one group's cells (an algorithm on a game size), in
+  // units of estimated cost.
+  struct GroupWork {
+    std::size_t algorithm = 0;
     double total = 0.0;      // every replication of the run
     double done = 0.0;       // handed on
     double in_flight = 0.0;  // in flight
     double charged = 0.0;    // the work behind the run at the last hand-on
     double seconds = 0.0;    // the time charged for it
+    std::uint64_t handed = 0;  // replications handed on
     double behind() const { return done + in_flight_done * in_flight; }
   };
 
   // Takes the next replication of the run into the flight, if there is one.
   void take_off();
+  // Seconds per unit of estimated cost of each group, as at() uses them.
+  std::vector<double> rates() const;
 
   std::vector<CellWork> cells_;
-  std::vector<std::size_t> algorithm_of_;  // by cell
+  std::vector<std::size_t> group_of_;  // by cell
+  std::size_t algorithms_ = 0;
   std::uint64_t in_flight_;
   std::uint64_t total_ = 0;
 
   mutable std::mutex mutex_;
-  std::vector<AlgorithmWork> algorithms_;
+  std::vector<GroupWork> groups_;
   std::uint64_t done_ = 0;  // by this run
   std::uint64_t kept_ = 0;  // by earlier ones
   std::uint64_t flying_ = 0;

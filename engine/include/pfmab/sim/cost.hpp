@@ -7,7 +7,8 @@ namespace pfmab::sim {
 // The expected processor time of one replication of `cell`, in nanoseconds
 // of one core of the 2-core machine of bench/README.md, estimated before the
 // run from what drives it: M, K, T, the checkpoint grid, the algorithm's
-// protocol and the fidelity its rewards are drawn with. Cells of one sweep
+// protocol, the fidelity its rewards are drawn with, and what its own
+// planning costs (Algorithm::planning_cost: pf-alloc's solves). Cells of one sweep
 // differ in cost by up to 10^5 (a PF-UCB cell in aggregated mode against a
 // slot-by-slot baseline at the same T), which is what a progress display
 // must know to say how long the rest of a run takes; it rescales these
