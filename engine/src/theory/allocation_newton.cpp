@@ -82,8 +82,9 @@ void NewtonSystem::factor(std::span<const double> curvature, std::span<const dou
   for (std::size_t x = 0; x < program_.arms(); ++x) {
     if (x % 64 == 0) stop.throw_if_requested();
     if (!program_.paid(x)) continue;
-    const double* c = &cross_by_slot_[x * slots_];
-    const double* p = &stiffness_by_slot_[x * slots_];
+    // (data() + offset: with no coupled arm the rows are empty)
+    const double* c = cross_by_slot_.data() + x * slots_;
+    const double* p = stiffness_by_slot_.data() + x * slots_;
     if (const auto j = static_cast<Eigen::Index>(slot_of_[x]); slot_of_[x] != kUncoupled) {
       reduced_(j, j) += stiffness_[x];
       reduced_(j, l + j) -= cross_[x];
