@@ -274,7 +274,8 @@ class RowsFile {
       : path_(std::filesystem::temp_directory_path() /
               fmt::format("pfmab_pipeline_bench_{}_rows.h5", ::getpid())) {
     std::filesystem::remove(path_);
-    pfmab::io::ResultsWriter writer(path_, experiment(), cells(), false);
+    pfmab::theory::Games games;
+    pfmab::io::ResultsWriter writer(path_, experiment(), cells(), games, false);
     pfmab::sim::RunOptions o;
     o.seed = experiment().seed;
     o.replications = experiment().replications(0);  // every cell's
@@ -304,7 +305,8 @@ void BM_Summaries_Replay(benchmark::State& state) {
   for (auto _ : state) {
     state.PauseTiming();
     {
-      pfmab::io::ResultsWriter writer(path, experiment(), cells(), false);
+      pfmab::theory::Games games;
+      pfmab::io::ResultsWriter writer(path, experiment(), cells(), games, false);
       state.ResumeTiming();
       writer.write_summaries();
       state.PauseTiming();
@@ -324,9 +326,10 @@ void BM_Summaries_Replay(benchmark::State& state) {
 class RunReport {
  public:
   RunReport() {
+    pfmab::theory::Games games;
     for (std::size_t c = 0; c < cells().size(); ++c) {
-      accumulators_.emplace_back(
-          pfmab::io::describe(cells()[c], experiment().values[c], experiment().replications(c)));
+      accumulators_.emplace_back(pfmab::io::describe(cells()[c], experiment().values[c],
+                                                     experiment().replications(c), games));
     }
   }
   void add(std::size_t cell, const pfmab::sim::ReplicationResult& r) {

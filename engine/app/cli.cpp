@@ -135,9 +135,10 @@ int bounds_command(const ExperimentFlags& f, bool json) {
   const auto experiment = load(f);
   const StopToken stop(&stop_requested());
   std::vector<io::CellReport> cells;
+  theory::Games games;
   for (std::size_t c = 0; c < experiment.cells.size(); ++c) {
-    cells.push_back(
-        io::describe(experiment.cells[c], experiment.values[c], experiment.replications(c), stop));
+    cells.push_back(io::describe(experiment.cells[c], experiment.values[c],
+                                 experiment.replications(c), games, stop));
   }
   if (json) {
     std::cout << io::bounds_json(cells).dump() << '\n';

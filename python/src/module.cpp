@@ -158,9 +158,10 @@ void wait_for(const std::function<void()>& work, const std::function<void()>& ti
 
 std::vector<io::CellReport> describe(const io::Experiment& experiment, const StopToken& stop) {
   std::vector<io::CellReport> cells;
+  theory::Games games;  // this call's alone: a session keeps no game of its calls
   for (std::size_t c = 0; c < experiment.cells.size(); ++c) {
-    cells.push_back(
-        io::describe(experiment.cells[c], experiment.values[c], experiment.replications(c), stop));
+    cells.push_back(io::describe(experiment.cells[c], experiment.values[c],
+                                 experiment.replications(c), games, stop));
   }
   return cells;
 }

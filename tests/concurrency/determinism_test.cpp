@@ -166,7 +166,8 @@ TEST(DeterminismStreamed, FileHoldsTheSameResultsAtAnyThreadCount) {
     std::filesystem::remove(path);
     options.threads = threads;
     {
-      io::ResultsWriter writer(path, experiment, cells, false);
+      theory::Games games;
+      io::ResultsWriter writer(path, experiment, cells, games, false);
       {
         io::WriterThread writing(writer);  // as pfmab run -o feeds it
         run_sweep(cells, options,

@@ -1,11 +1,12 @@
 // The real program end to end: JSON shape, digests across thread counts, the
 // table.
 #include <cmath>
+#include <fstream>
+#include <string>
 #include <vector>
 
-#include <hdf5.h>
-
 #include <gtest/gtest.h>
+#include <hdf5.h>
 #include <nlohmann/json.hpp>
 
 #include "run_cli.hpp"
@@ -209,6 +210,36 @@ TEST(CliBounds, CStarIsNotAvailableForBernoulliRewardsAndSaysWhy) {
   const auto table = run_cli(args);
   EXPECT_NE(table.out.find("C* n/a: C* is solved for Gaussian rewards only"), std::string::npos)
       << table.out;
+}
+
+// A game one distinct best arm past the solver's limit (257 clients, each
+// its own best arm): the run does not wait for a solve, its C* is n/a with
+// the reason in the JSON and the table, and the replications run.
+TEST(CliRun, AGameBeyondTheSolversLimitReportsCStarNotAvailableAndRuns) {
+  const TempDir dir("beyond-solver");
+  std::string csv;
+  for (int m = 0; m < 257; ++m) {
+    for (int k = 0; k < 257; ++k) csv += (k ? "," : "") + std::string(k == m ? "0.9" : "0.2");
+    csv += '\n';
+  }
+  std::ofstream(dir / "means.csv") << csv;
+  const std::vector<std::string> args{
+      "run", "--means", (dir / "means.csv").string(), "--alpha", "0.5", "-T", "300", "-R",
+      "2",   "-q"};
+  auto json_args = args;
+  json_args.push_back("--json");
+  const auto r = run_cli(json_args);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto cell = nlohmann::json::parse(r.out)["cells"][0];
+  EXPECT_TRUE(cell["bounds"]["c_star"].is_null());  // NaN
+  const std::string why =
+      "257 distinct best arms among 257 arms; the solver's dense steps grow as K L^2, limit "
+      "256^3 (docs/limits.md)";
+  EXPECT_EQ(cell["bounds"]["c_star_note"], why);
+  EXPECT_EQ(cell["replications"], 2);
+  const auto table = run_cli(args);
+  ASSERT_EQ(table.exit_code, 0) << table.err;
+  EXPECT_NE(table.out.find("C* n/a: " + why), std::string::npos) << table.out;
 }
 
 }  // namespace

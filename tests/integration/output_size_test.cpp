@@ -116,13 +116,19 @@ TEST(OutputChunks, ACellsChunksHoldAtMostItsReplications) {
     SCOPED_TRACE(std::to_string(replications) + " replications");
     TempDir dir("chunks");
     const auto e = experiment(dir, replications);
-    { io::ResultsWriter writer(dir / "out.h5", e, e.cells, false); }
+    {
+      theory::Games games;
+      io::ResultsWriter writer(dir / "out.h5", e, e.cells, games, false);
+    }
     EXPECT_EQ(chunk_rows(dir / "out.h5"), std::min<std::uint64_t>(replications, 256));
   }
   // a shard's cell holds its share: replications [6, 13) of 20
   TempDir dir("shard");
   const auto e = experiment(dir, 20);
-  { io::ResultsWriter writer(dir / "out.h5", e, e.cells, false, sim::Shard{1, 3}); }
+  {
+    theory::Games games;
+    io::ResultsWriter writer(dir / "out.h5", e, e.cells, games, false, sim::Shard{1, 3});
+  }
   EXPECT_EQ(chunk_rows(dir / "out.h5"), 7);
 }
 
@@ -132,7 +138,10 @@ TEST(OutputChunks, AnOutputWith256RowChunksIsContinuedInThem) {
   TempDir dir("old");
   const auto e = experiment(dir, 20);
   const auto path = dir / "out.h5";
-  { io::ResultsWriter writer(path, e, e.cells, false); }
+  {
+    theory::Games games;
+    io::ResultsWriter writer(path, e, e.cells, games, false);
+  }
   {
     h5::Handle file(H5Fopen(path.c_str(), H5F_ACC_RDWR, H5P_DEFAULT));
     h5::Handle group(H5Gopen2(file.get(), "cells/0000", H5P_DEFAULT));
@@ -144,7 +153,8 @@ TEST(OutputChunks, AnOutputWith256RowChunksIsContinuedInThem) {
   }
   const auto results = results_of(e);
   {
-    io::ResultsWriter writer(path, e, e.cells, false);
+    theory::Games games;
+    io::ResultsWriter writer(path, e, e.cells, games, false);
     EXPECT_EQ(writer.rows_to_chunk_end(0, 0), 256u);
     for (std::size_t r = 0; r < 7; ++r) writer.append(0, results[r]);
     EXPECT_EQ(writer.rows_to_chunk_end(0, 7), 249u);
@@ -219,7 +229,10 @@ TEST(OutputChunks, AGrownCellGoesOnPastItsCompressedEdgeChunk) {
 TEST(OutputFilters, TheRowsAreShuffledThenDeflatedAtLevel1) {
   TempDir dir("filters");
   const auto e = experiment(dir, 20);
-  { io::ResultsWriter writer(dir / "out.h5", e, e.cells, false); }
+  {
+    theory::Games games;
+    io::ResultsWriter writer(dir / "out.h5", e, e.cells, games, false);
+  }
   h5::Handle file(H5Fopen((dir / "out.h5").c_str(), H5F_ACC_RDONLY, H5P_DEFAULT));
   h5::Handle set(H5Dopen2(file.get(), "cells/0000/replications", H5P_DEFAULT));
   h5::Handle create(H5Dget_create_plist(set.get()));
@@ -242,7 +255,8 @@ TEST(OutputFilters, AChunkWrittenWholeIsCompressedAndOneWrittenInPartsIsStoredIn
       20 * io::RowRecords(e.cells[0].checkpoints().size(), e.cells[0].instance().clients()).size();
   // whole: the 20 rows in one block
   {
-    io::ResultsWriter writer(dir / "whole.h5", e, e.cells, false);
+    theory::Games games;
+    io::ResultsWriter writer(dir / "whole.h5", e, e.cells, games, false);
     for (const auto& r : results) writer.append(0, r);
   }
   const auto [whole_mask, whole_size] = chunk_info(dir / "whole.h5");
@@ -251,7 +265,8 @@ TEST(OutputFilters, AChunkWrittenWholeIsCompressedAndOneWrittenInPartsIsStoredIn
   // in 20 parts, flushed one by one, the writer reopened half way: the
   // chunk's earlier rows are read back once and then kept
   for (const std::size_t stop : {std::size_t{7}, results.size()}) {
-    io::ResultsWriter writer(dir / "parts.h5", e, e.cells, false);
+    theory::Games games;
+    io::ResultsWriter writer(dir / "parts.h5", e, e.cells, games, false);
     for (std::size_t r = writer.done(0); r < stop; ++r) {
       writer.append(0, results[r]);
       writer.flush();
@@ -299,7 +314,8 @@ TEST(OutputSize, AnOutputsSizeDoesNotDependOnHowItsRowsReachTheWriter) {
   const auto results = results_of(e);
   const auto& cell = e.cells[0];
   const auto write = [&](const std::string& name, std::size_t block_rows) {
-    io::ResultsWriter writer(dir / name, e, e.cells, false);
+    theory::Games games;
+    io::ResultsWriter writer(dir / name, e, e.cells, games, false);
     for (std::size_t first = 0; first < results.size();) {
       io::RowBlock block;
       block.reset(0, cell.checkpoints().size(), cell.instance().clients());
@@ -374,7 +390,10 @@ TEST(OutputCost, TheWritersMetadataCacheHasAFixedSize) {
   // writer's flushes cost more with every cell written before (issue 25).
   TempDir dir("cache");
   const auto e = experiment(dir, 20);
-  { io::ResultsWriter writer(dir / "out.h5", e, e.cells, false); }
+  {
+    theory::Games games;
+    io::ResultsWriter writer(dir / "out.h5", e, e.cells, games, false);
+  }
   for (const auto readers : {io::Readers::allowed, io::Readers::none}) {
     const auto file = io::open_for_writing(dir / "out.h5", readers);
     H5AC_cache_config_t config{};
@@ -396,7 +415,8 @@ TEST(OutputSize, AFileOfFewReplicationsIsItsDataAndAFixedCostPerCell) {
   const auto e = experiment(dir, 20);
   const auto results = results_of(e);
   {
-    io::ResultsWriter writer(dir / "out.h5", e, e.cells, false);
+    theory::Games games;
+    io::ResultsWriter writer(dir / "out.h5", e, e.cells, games, false);
     for (const auto& r : results) {
       writer.append(0, r);
       writer.flush();

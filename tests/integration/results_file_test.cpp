@@ -287,13 +287,14 @@ class ResultsRoundTrip : public ::testing::Test {
   TempDir dir_{"roundtrip"};
   io::Experiment experiment_;
   std::vector<sim::Cell> cells_;
+  theory::Games games_;
   std::vector<std::vector<sim::ReplicationResult>> results_;
 };
 
 TEST_F(ResultsRoundTrip, EveryFieldReadBackEqualsWhatWasWritten) {
   const auto path = dir_ / "out.h5";
   {
-    io::ResultsWriter writer(path, experiment_, cells_, false);
+    io::ResultsWriter writer(path, experiment_, cells_, games_, false);
     EXPECT_FALSE(writer.resumed());
     for (std::size_t c = 0; c < cells_.size(); ++c) {
       for (const auto& r : results_[c]) writer.append(c, r);
@@ -327,7 +328,7 @@ TEST_F(ResultsRoundTrip, EveryFieldReadBackEqualsWhatWasWritten) {
     EXPECT_EQ(stored.mode, "aggregated");
     EXPECT_EQ(stored.rewards, "gaussian");
     // the theory, as computed for the cell
-    const auto bounds = cells_[c].algorithm().bounds(cells_[c]);
+    const auto bounds = cells_[c].algorithm().bounds(cells_[c], games_);
     EXPECT_GT(bounds.theorem1_constant, 0.0);
     EXPECT_EQ(stored.bounds.theorem1_constant, bounds.theorem1_constant);
     EXPECT_EQ(stored.bounds.corollary1_constant, bounds.corollary1_constant);
@@ -352,7 +353,7 @@ TEST_F(ResultsRoundTrip, EveryFieldReadBackEqualsWhatWasWritten) {
 TEST_F(ResultsRoundTrip, SummariesEqualStatisticsComputedHere) {
   const auto path = dir_ / "out.h5";
   {
-    io::ResultsWriter writer(path, experiment_, cells_, false);
+    io::ResultsWriter writer(path, experiment_, cells_, games_, false);
     for (std::size_t c = 0; c < cells_.size(); ++c) {
       for (const auto& r : results_[c]) writer.append(c, r);
     }
@@ -425,7 +426,7 @@ TEST_F(ResultsRoundTrip, AnIncompleteCellHasNoSummaryAndResumesWhereItStopped) {
   const auto path = dir_ / "out.h5";
   constexpr std::uint64_t kPartial = 300;  // one full chunk and part of the next
   {
-    io::ResultsWriter writer(path, experiment_, cells_, false);
+    io::ResultsWriter writer(path, experiment_, cells_, games_, false);
     for (const auto& r : results_[0]) writer.append(0, r);
     for (std::uint64_t r = 0; r < kPartial; ++r) writer.append(1, results_[1][r]);
     writer.write_summaries();
@@ -443,7 +444,7 @@ TEST_F(ResultsRoundTrip, AnIncompleteCellHasNoSummaryAndResumesWhereItStopped) {
     })) << "a cell without all its replications has a summary";
   }
   {
-    io::ResultsWriter writer(path, experiment_, cells_, false);
+    io::ResultsWriter writer(path, experiment_, cells_, games_, false);
     EXPECT_TRUE(writer.resumed());
     EXPECT_EQ(writer.done(0), kReplications);
     EXPECT_EQ(writer.done(1), kPartial);
@@ -467,7 +468,7 @@ TEST_F(ResultsRoundTrip, ACellIsSummarisedWhenItsLastRowArrives) {
   // completes it, while cell 1 is still running
   const auto path = dir_ / "out.h5";
   {
-    io::ResultsWriter writer(path, experiment_, cells_, false);
+    io::ResultsWriter writer(path, experiment_, cells_, games_, false);
     for (const auto& r : results_[0]) writer.append(0, r);
     for (std::uint64_t r = 0; r < 10; ++r) writer.append(1, results_[1][r]);
   }
@@ -483,7 +484,7 @@ TEST_F(ResultsRoundTrip, ACellIsSummarisedWhenItsLastRowArrives) {
 
 TEST_F(ResultsRoundTrip, AnOutputOfAnotherFormatIsNamedAsSuch) {
   const auto path = dir_ / "old.h5";
-  { io::ResultsWriter writer(path, experiment_, cells_, false); }
+  { io::ResultsWriter writer(path, experiment_, cells_, games_, false); }
   {
     // what an earlier pfmab wrote (format 1: no bounds, no mode)
     h5::Handle file(H5Fopen(path.c_str(), H5F_ACC_RDWR, H5P_DEFAULT));
@@ -505,7 +506,7 @@ TEST_F(ResultsRoundTrip, AVariableLengthFormatIsNamedAsAnOlderFormatWithoutReadi
   // libhdf5's global heap (whose reader fails badly on damaged files): the
   // reader recognises them by their type and reads no further
   const auto path = dir_ / "old.h5";
-  { io::ResultsWriter writer(path, experiment_, cells_, false); }
+  { io::ResultsWriter writer(path, experiment_, cells_, games_, false); }
   {
     h5::Handle file(H5Fopen(path.c_str(), H5F_ACC_RDWR, H5P_DEFAULT));
     ASSERT_GE(H5Adelete(file.get(), "format"), 0);
@@ -531,7 +532,7 @@ TEST_F(ResultsRoundTrip, AVariableLengthFormatIsNamedAsAnOlderFormatWithoutReadi
 
 TEST_F(ResultsRoundTrip, ANewerFormatIsNamedAsNewerNotAsOneToRerun) {
   const auto path = dir_ / "new.h5";
-  { io::ResultsWriter writer(path, experiment_, cells_, false); }
+  { io::ResultsWriter writer(path, experiment_, cells_, games_, false); }
   {
     h5::Handle file(H5Fopen(path.c_str(), H5F_ACC_RDWR, H5P_DEFAULT));
     ASSERT_GE(H5Adelete(file.get(), "format"), 0);
@@ -551,7 +552,7 @@ TEST_F(ResultsRoundTrip, ANewerFormatIsNamedAsNewerNotAsOneToRerun) {
 
 TEST_F(ResultsRoundTrip, AnAttributeOfManyValuesIsRefusedNotReadPastItsEnd) {
   const auto path = dir_ / "damaged.h5";
-  { io::ResultsWriter writer(path, experiment_, cells_, false); }
+  { io::ResultsWriter writer(path, experiment_, cells_, games_, false); }
   {
     h5::Handle file(H5Fopen(path.c_str(), H5F_ACC_RDWR, H5P_DEFAULT));
     ASSERT_GE(H5Adelete(file.get(), "shard"), 0);
@@ -575,17 +576,17 @@ TEST_F(ResultsRoundTrip, AnAttributeOfManyValuesIsRefusedNotReadPastItsEnd) {
 TEST_F(ResultsRoundTrip, AWriterRefusesAnotherExperimentAndLeavesItAlone) {
   const auto path = dir_ / "out.h5";
   {
-    io::ResultsWriter writer(path, experiment_, cells_, false);
+    io::ResultsWriter writer(path, experiment_, cells_, games_, false);
     for (const auto& r : results_[0]) writer.append(0, r);
   }
   const auto before = read_bytes(path);
   auto other = experiment_;
   other.seed = 12;
   other.canonical["seed"] = 12;
-  EXPECT_THROW(io::ResultsWriter(path, other, cells_, false), UserError);
+  EXPECT_THROW(io::ResultsWriter(path, other, cells_, games_, false), UserError);
   EXPECT_EQ(read_bytes(path), before);
   {
-    io::ResultsWriter writer(path, other, cells_, true);
+    io::ResultsWriter writer(path, other, cells_, games_, true);
     EXPECT_FALSE(writer.resumed());
     EXPECT_EQ(writer.done(0), 0u);
   }
@@ -602,10 +603,10 @@ TEST_F(ResultsRoundTrip, ASecondWriterOfOneProcessIsRefusedBeforeItReadsTheFile)
   other.seed = 12;
   other.canonical["seed"] = 12;
   {
-    io::ResultsWriter first(path, experiment_, cells_, false);
+    io::ResultsWriter first(path, experiment_, cells_, games_, false);
     for (const bool overwrite : {false, true}) {
       try {
-        io::ResultsWriter second(path, other, cells_, overwrite, {}, keywords);
+        io::ResultsWriter second(path, other, cells_, games_, overwrite, {}, keywords);
         ADD_FAILURE() << "a second writer of one output was opened, overwrite " << overwrite;
       } catch (const UserError& e) {
         EXPECT_EQ(std::string(e.what()),
@@ -617,14 +618,14 @@ TEST_F(ResultsRoundTrip, ASecondWriterOfOneProcessIsRefusedBeforeItReadsTheFile)
   }
   // the claim goes with the first writer; the messages name the options as asked
   try {
-    io::ResultsWriter second(path, other, cells_, false, {}, keywords);
+    io::ResultsWriter second(path, other, cells_, games_, false, {}, keywords);
     ADD_FAILURE() << "another experiment's output was continued";
   } catch (const UserError& e) {
     const std::string message = e.what();
     EXPECT_TRUE(message.ends_with("; use overwrite=True to replace it, or choose another output"))
         << message;
   }
-  io::ResultsWriter again(path, experiment_, cells_, false);
+  io::ResultsWriter again(path, experiment_, cells_, games_, false);
   EXPECT_TRUE(again.resumed());
 }
 

@@ -1,10 +1,10 @@
 // A stop request (SIGINT, SIGTERM) during a run's or the bounds' set-up:
-// the C* solve of a game whose solve takes minutes is interrupted, the
+// the C* solves of a game at the solver's limit are interrupted, the
 // program prints one line and exits with 130, and leaves no file, neither
 // an output nor a temporary one (docs/command-line.md). The test waits for
 // the program to have used a second of processor time, so that it is well
 // into the solve whatever the machine's load; its only clock is a cap that
-// a hung program would exceed (the solves alone take about 20 s).
+// a hung program would exceed (the solves alone take about 9 s).
 #include <csignal>
 #include <filesystem>
 #include <fstream>
@@ -23,15 +23,15 @@ namespace {
 
 using namespace std::chrono_literals;
 
-// 600 clients x 600 arms, each client's best arm its own (the arms' global
-// means are all equal): the C* solve's Newton systems keep a dense part of
-// 1200 x 1200, about 0.6 s of processor time each, 10 of them per alpha, and
-// the runs below solve three alphas.
+// 256 clients x 256 arms, each client's best arm its own (the arms' global
+// means are all equal): 256 distinct best arms, the most the C* solver
+// takes (theory::kMaxDistinctBestArms), about 1 s of processor time a
+// solve, and the runs below solve nine alphas.
 std::string slow_game() {
   std::string csv;
-  for (int m = 0; m < 600; ++m) {
-    for (int k = 0; k < 600; ++k) {
-      csv += fmt::format("{}{:.6f}", k ? "," : "", 0.1 + 0.8 * ((k * 37 + m * 101) % 600) / 600.0);
+  for (int m = 0; m < 256; ++m) {
+    for (int k = 0; k < 256; ++k) {
+      csv += fmt::format("{}{:.6f}", k ? "," : "", 0.1 + 0.8 * ((k * 37 + m * 101) % 256) / 256.0);
     }
     csv += '\n';
   }
@@ -78,17 +78,19 @@ TEST_P(StopDuringSetUp, EndsTheSolveWithOneLineAndExitStatus130LeavingNoFile) {
 INSTANTIATE_TEST_SUITE_P(
     RunAndBounds, StopDuringSetUp,
     ::testing::Values(SetUpStop{"run_to_an_output_sigterm",
-                                {"run", "--means", "{means}", "--alpha", "0.3,0.5,0.7", "-R", "2",
-                                 "-o", "{out}", "-q"},
+                                {"run", "--means", "{means}", "--alpha",
+                                 "0.1,0.2,0.3,0.4,0.5,0.6,0.7,0.8,0.9", "-R", "2", "-o", "{out}",
+                                 "-q"},
                                 SIGTERM,
                                 "pfmab: interrupted while setting up the run: nothing written"},
-                      SetUpStop{
-                          "run_without_output_sigint",
-                          {"run", "--means", "{means}", "--alpha", "0.3,0.5,0.7", "-R", "2", "-q"},
-                          SIGINT,
-                          "pfmab: interrupted while setting up the run: nothing written"},
+                      SetUpStop{"run_without_output_sigint",
+                                {"run", "--means", "{means}", "--alpha",
+                                 "0.1,0.2,0.3,0.4,0.5,0.6,0.7,0.8,0.9", "-R", "2", "-q"},
+                                SIGINT,
+                                "pfmab: interrupted while setting up the run: nothing written"},
                       SetUpStop{"bounds_sigint",
-                                {"bounds", "--means", "{means}", "--alpha", "0.3,0.5,0.7"},
+                                {"bounds", "--means", "{means}", "--alpha",
+                                 "0.1,0.2,0.3,0.4,0.5,0.6,0.7,0.8,0.9"},
                                 SIGINT,
                                 "pfmab: interrupted"}),
     [](const ::testing::TestParamInfo<SetUpStop>& info) { return info.param.name; });

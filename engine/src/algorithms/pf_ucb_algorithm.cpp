@@ -219,7 +219,8 @@ class PfUcb final : public sim::Algorithm {
   std::string schedule() const override { return describe(rule_.params().schedule); }
 
   // Theorem 2 where it applies: PF-UCB as Algorithm 1 prints it.
-  theory::Bounds bounds(const sim::Cell& cell, const StopToken& stop) const override {
+  theory::Bounds bounds(const sim::Cell& cell, theory::Games& games,
+                        const StopToken& stop) const override {
     const auto& params = rule_.params();
     std::string inapplicable;
     if (params.enhanced) {
@@ -233,7 +234,7 @@ class PfUcb final : public sim::Algorithm {
     } else if (cell.algorithm_alpha() != cell.spec().alpha) {
       inapplicable = "Theorem 2 is stated for the algorithm's alpha equal to the measured one";
     }
-    return theory::compute_bounds(cell.instance(), cell.measured(), &rule_, cell.horizon(),
+    return theory::compute_bounds(cell.instance(), cell.measured(), games, &rule_, cell.horizon(),
                                   cell.spec().comm_cost, inapplicable, stop);
   }
 

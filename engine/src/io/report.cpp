@@ -15,7 +15,7 @@
 namespace pfmab::io {
 
 CellReport describe(const sim::Cell& cell, const CellValues& values, std::uint64_t requested,
-                    const StopToken& stop) {
+                    theory::Games& games, const StopToken& stop) {
   CellReport d;
   d.algorithm = values.word("algorithm.name");
   d.alpha = cell.spec().alpha;
@@ -26,7 +26,7 @@ CellReport describe(const sim::Cell& cell, const CellValues& values, std::uint64
   d.rewards = model::to_string(cell.instance().rewards().kind);
   d.mode = sim::to_string(cell.drawn_fidelity());
   d.keys = cell_keys(values, d.mode);
-  d.bounds = cell.algorithm().bounds(cell, stop);
+  d.bounds = cell.algorithm().bounds(cell, games, stop);
   d.requested = requested;
   return d;
 }
@@ -327,6 +327,19 @@ class KeyColumns {
   std::vector<std::vector<std::string>> rows_;  // per cell, its varied keys' values
 };
 
+// Why C* is n/a, once per distinct reason in the cells' order: the reward
+// family, or a game beyond the solver's limit (which names its size).
+void print_c_star_notes(std::ostream& out, std::span<const CellReport> cells) {
+  std::vector<std::string> notes;
+  for (const auto& c : cells) {
+    const auto& note = c.bounds.c_star_note;
+    if (!note.empty() && std::find(notes.begin(), notes.end(), note) == notes.end()) {
+      notes.push_back(note);
+    }
+  }
+  for (const auto& note : notes) fmt::print(out, "C* n/a: {}\n", note);
+}
+
 }  // namespace
 
 void print_table(std::ostream& out, std::uint64_t seed, const std::string& digest,
@@ -357,6 +370,7 @@ void print_table(std::ostream& out, std::uint64_t seed, const std::string& diges
   }
   fmt::print(out, "{}\n",
              constants_legend("Th.1 log T, C* log T: asymptotic constants times log T"));
+  print_c_star_notes(out, cells);
   fmt::print(out, "seed {}  digest {}\n", seed, digest);
 }
 
@@ -384,7 +398,6 @@ void print_bounds_table(std::ostream& out, std::span<const CellReport> cells) {
              keys.header(), "f(p)", "log T", "Th.1 const", "Th.1 log T", "Cor.1 const",
              "Cor.1 log T", "C*", "C* log T", "Th.2 upper");
   std::vector<std::string> notes;
-  std::string c_star_note;
   for (std::size_t i = 0; i < cells.size(); ++i) {
     const auto& c = cells[i];
     const auto& b = c.bounds;
@@ -393,14 +406,13 @@ void print_bounds_table(std::ostream& out, std::span<const CellReport> cells) {
                fixed(b.theorem1_lower(), 1), fixed(b.corollary1_constant, 2),
                fixed(b.corollary1_lower(), 1), fixed(b.c_star, 2), fixed(b.c_star_log_horizon(), 1),
                fixed(b.theorem2_upper, 1));
-    if (!b.c_star_note.empty()) c_star_note = b.c_star_note;  // the same for every row
     if (!b.theorem2_note.empty())
       notes.push_back(fmt::format("Th.2 n/a: row {}: {}", i + 1, b.theorem2_note));
   }
   fmt::print(out, "{}\n",
              constants_legend(
                  "Th.1, Cor.1, C*: asymptotic constants (Cor.1, C*: Gaussian rewards)"));
-  if (!c_star_note.empty()) fmt::print(out, "C* n/a: {}\n", c_star_note);
+  print_c_star_notes(out, cells);
   for (const auto& note : notes) fmt::print(out, "{}\n", note);
 }
 

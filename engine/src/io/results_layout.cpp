@@ -142,7 +142,7 @@ void write_summary_dataset(hid_t group, hsize_t checkpoints) {
 }
 
 void create_cell(hid_t file, std::size_t index, const sim::Cell& cell, const CellValues& values,
-                 sim::ReplicationRange range, const StopToken& stop) {
+                 sim::ReplicationRange range, theory::Games& games, const StopToken& stop) {
   const auto name = group_name(index);
   // Its attributes in its object header, however many: past 8, HDF5 would
   // move them to a heap and a B-tree of their own, 2 KB more per cell.
@@ -159,7 +159,7 @@ void create_cell(hid_t file, std::size_t index, const sim::Cell& cell, const Cel
   h5::write_attribute(group.get(), "schedule_formula", cell.algorithm().schedule());
   h5::write_attribute(group.get(), "clients", std::uint64_t{cell.instance().clients()});
   h5::write_attribute(group.get(), "arms", std::uint64_t{cell.instance().arms()});
-  write_bounds(group.get(), cell.algorithm().bounds(cell, stop));
+  write_bounds(group.get(), cell.algorithm().bounds(cell, games, stop));
 
   const auto m = cell.instance().clients(), k = cell.instance().arms();
   std::vector<double> means;
@@ -205,7 +205,7 @@ h5::Handle open_dataset(hid_t parent, const std::string& name) {
 // Writes the whole file in memory (in_memory_access): nothing reaches the
 // disk until it is complete.
 void create_output(const std::filesystem::path& path, const Experiment& experiment,
-                   std::span<const sim::Cell> cells, const sim::Shard& shard,
+                   std::span<const sim::Cell> cells, theory::Games& games, const sim::Shard& shard,
                    const StopToken& stop) {
   h5::Handle created(H5Fcreate(path.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, in_memory_access().get()));
   const auto root = created.get();
@@ -234,7 +234,7 @@ void create_output(const std::filesystem::path& path, const Experiment& experime
   for (std::size_t c = 0; c < cells.size(); ++c) {
     stop.throw_if_requested();
     create_cell(root, c, cells[c], experiment.values[c], shard.range(experiment.replications(c)),
-                stop);
+                games, stop);
   }
   created.close();  // written: complete on disk
 }

@@ -45,7 +45,7 @@ h5::Handle open_dataset(hid_t parent, const std::string& name);
 // no rows), built in memory and written when it is closed. Polls `stop`
 // for every cell (its bounds may take a C* solve).
 void create_output(const std::filesystem::path& path, const Experiment& experiment,
-                   std::span<const sim::Cell> cells, const sim::Shard& shard,
+                   std::span<const sim::Cell> cells, theory::Games& games, const sim::Shard& shard,
                    const StopToken& stop);
 // Opens an existing output for writing rows, under SWMR if readers are
 // allowed (UserError if HDF5 will not open it). An output no reader can

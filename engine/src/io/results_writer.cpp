@@ -41,11 +41,11 @@ constexpr std::uint64_t kReplayRows = ResultsWriter::kChunkRows;
 // while it is being built leaves no half-made output. Returns the lock of the
 // new file.
 OutputLock build_new_output(const OutputTarget& target, const Experiment& experiment,
-                            std::span<const sim::Cell> cells, const sim::Shard& shard,
-                            const StopToken& stop) {
+                            std::span<const sim::Cell> cells, theory::Games& games,
+                            const sim::Shard& shard, const StopToken& stop) {
   NewOutput built(target);
   try {
-    create_output(built.path(), experiment, cells, shard, stop);
+    create_output(built.path(), experiment, cells, games, shard, stop);
   } catch (const h5::Error& e) {
     throw SystemError(
         fmt::format("cannot create output '{}': {}", target.shown.string(), e.what()));
@@ -94,8 +94,8 @@ void check_growth(const std::filesystem::path& path, const ResultsReader& existi
 class ResultsWriter::Impl {
  public:
   Impl(const std::filesystem::path& path, const Experiment& experiment,
-       std::span<const sim::Cell> cells, bool overwrite, const sim::Shard& shard,
-       const OptionNames& names, const StopToken& stop);
+       std::span<const sim::Cell> cells, theory::Games& games, bool overwrite,
+       const sim::Shard& shard, const OptionNames& names, const StopToken& stop);
   Impl(const NewOutput& merged, std::span<const std::vector<sim::ReplicationRange>> ranges,
        const std::string& merged_from);
   ~Impl();
@@ -181,8 +181,8 @@ void ResultsWriter::Impl::writing(Step&& step) {
 }
 
 ResultsWriter::Impl::Impl(const std::filesystem::path& path, const Experiment& experiment,
-                          std::span<const sim::Cell> cells, bool overwrite, const sim::Shard& shard,
-                          const OptionNames& names, const StopToken& stop)
+                          std::span<const sim::Cell> cells, theory::Games& games, bool overwrite,
+                          const sim::Shard& shard, const OptionNames& names, const StopToken& stop)
     : shown_(path) {
   h5::silence_errors();
   const auto target = check_output(path, experiment.files, names);
@@ -223,7 +223,7 @@ ResultsWriter::Impl::Impl(const std::filesystem::path& path, const Experiment& e
     }
     resumed_ = true;
   } else {
-    lock_ = build_new_output(target, experiment, cells, shard, stop);
+    lock_ = build_new_output(target, experiment, cells, games, shard, stop);
   }
   writing([&] { open(path, Readers::allowed, !resumed_); });
 }
@@ -414,10 +414,11 @@ void ResultsWriter::Impl::write_summaries() {
 }
 
 ResultsWriter::ResultsWriter(const std::filesystem::path& path, const Experiment& experiment,
-                             std::span<const sim::Cell> cells, bool overwrite,
+                             std::span<const sim::Cell> cells, theory::Games& games, bool overwrite,
                              const sim::Shard& shard, const OptionNames& names,
                              const StopToken& stop)
-    : impl_(std::make_unique<Impl>(path, experiment, cells, overwrite, shard, names, stop)) {}
+    : impl_(std::make_unique<Impl>(path, experiment, cells, games, overwrite, shard, names, stop)) {
+}
 
 ResultsWriter::ResultsWriter(const NewOutput& merged,
                              std::span<const std::vector<sim::ReplicationRange>> ranges,

@@ -140,14 +140,20 @@ Outcome run_experiment(const io::Experiment& experiment, const Options& options,
   Outcome outcome;
   world.on_every_rank([&] {
     if (!world.leader()) return;
+    // The leader alone needs the bounds (its reports and output), so only it
+    // solves the games, each once, for the reports and the output alike.
+    theory::Games games;
     for (std::size_t c = 0; c < cells.size(); ++c) {
       accumulators.emplace_back(
-          io::describe(cells[c], experiment.values[c], run.ranges[c].count(), stop));
+          io::describe(cells[c], experiment.values[c], run.ranges[c].count(), games, stop));
     }
+    outcome.games = games.size();
+    outcome.c_star_solves = games.solves();
     if (options.output.empty()) return;
     const auto start = Clock::now();
-    writer.emplace(options.output, experiment, cells, options.overwrite, options.shard,
+    writer.emplace(options.output, experiment, cells, games, options.overwrite, options.shard,
                    options.names, stop);
+    outcome.c_star_solves = games.solves();
     for (std::size_t c = 0; c < cells.size(); ++c) run.ranges[c].first += writer->done(c);
     outcome.timings.open = seconds_since(start);
   });

@@ -63,8 +63,9 @@ Fidelity Cell::drawn_fidelity() const {
   return algorithm_->protocol() == Protocol::slot_by_slot ? Fidelity::per_pull : spec_.fidelity;
 }
 
-theory::Bounds Algorithm::bounds(const Cell& cell, const StopToken& stop) const {
-  return theory::compute_bounds(cell.instance(), cell.measured(), nullptr, cell.horizon(),
+theory::Bounds Algorithm::bounds(const Cell& cell, theory::Games& games,
+                                 const StopToken& stop) const {
+  return theory::compute_bounds(cell.instance(), cell.measured(), games, nullptr, cell.horizon(),
                                 cell.spec().comm_cost,
                                 fmt::format("Theorem 2 bounds PF-UCB, not {}", name()), stop);
 }

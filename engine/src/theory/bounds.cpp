@@ -3,16 +3,12 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
-#include <map>
-#include <mutex>
 #include <optional>
-#include <utility>
 #include <vector>
 
 #include <fmt/format.h>
 
 #include "pfmab/algorithms/pf_ucb.hpp"
-#include "pfmab/theory/allocation.hpp"
 
 namespace pfmab::theory {
 namespace {
@@ -39,25 +35,6 @@ double per_divergence(const model::RewardFamily& family, double mu, double x, do
       scale);
 }
 
-// C* for Gaussian rewards, solved once per mixed model and sigma: the cells
-// of a sweep share them across T, C and algorithms, and a game of 1,000
-// clients and 50 arms takes seconds to solve.
-double c_star_gaussian(const model::MixedModel& mixed, double sigma, const StopToken& stop) {
-  std::vector<double> key{mixed.alpha(), sigma, static_cast<double>(mixed.arms())};
-  for (std::size_t m = 0; m < mixed.clients(); ++m) {
-    for (std::size_t k = 0; k < mixed.arms(); ++k) key.push_back(mixed.mixed_mean(m, k));
-  }
-  static std::mutex mutex;
-  static std::map<std::vector<double>, double> solved;
-  const std::lock_guard lock(mutex);
-  if (const auto at = solved.find(key); at != solved.end()) return at->second;
-  // an interrupted solve leaves no entry: a later call solves it anew
-  const double constant =
-      optimal_allocation(mixed, sigma, Coupling::coupled, kExactGap, stop).constant;
-  solved.emplace(std::move(key), constant);
-  return constant;
-}
-
 }  // namespace
 
 double kl_shifted(const model::RewardFamily& family, double mu, double shift) {
@@ -72,7 +49,7 @@ double kl_shifted(const model::RewardFamily& family, double mu, double shift) {
   return term(mu, q) + term(1.0 - mu, 1.0 - q);
 }
 
-Bounds compute_bounds(const model::Instance& instance, const model::MixedModel& mixed,
+Bounds compute_bounds(const model::Instance& instance, const model::MixedModel& mixed, Games& games,
                       const algorithms::PfUcbRule* rule, std::uint64_t horizon, double comm_cost,
                       const std::string& theorem2_inapplicable, const StopToken& stop) {
   const std::size_t clients = instance.clients(), arms = instance.arms();
@@ -86,14 +63,9 @@ Bounds compute_bounds(const model::Instance& instance, const model::MixedModel& 
 
   Bounds b;
   b.log_horizon = std::log(static_cast<double>(horizon));
-  if (gaussian) {
-    b.c_star = c_star_gaussian(mixed, family.sigma, stop);
-  } else {
-    b.c_star = nan;
-    b.c_star_note =
-        "C* is solved for Gaussian rewards only: with Bernoulli ones the divergence to the "
-        "closest alternative has no closed form (docs/allocation.md)";
-  }
+  const auto& game = games[games.add(instance, mixed, stop)];
+  b.c_star = game.c_star;
+  b.c_star_note = game.note;
   b.corollary1_constant = gaussian ? 0.0 : nan;
   for (std::size_t m = 0; m < clients; ++m) {
     for (std::size_t k = 0; k < arms; ++k) {

@@ -166,9 +166,11 @@ TEST(Allocation, TheSeparableProgramIsNeverAboveTheCoupledOne) {
 // (figures of an independent solver; the margins cover their rounding).
 TEST(Allocation, OnTheSyntheticGameItIsAboveCorollaryOneAsTheNoteSays) {
   const auto game = synthetic_instance();
+  theory::Games games;
   for (const double alpha : kAlphas) {
     const model::MixedModel mixed(*game, alpha);
-    const auto bounds = theory::compute_bounds(*game, mixed, nullptr, 1'000'000, 1.0, "not PF-UCB");
+    const auto bounds =
+        theory::compute_bounds(*game, mixed, games, nullptr, 1'000'000, 1.0, "not PF-UCB");
     const double ratio = optimal_allocation(mixed, 1.0).constant / bounds.corollary1_constant;
     if (alpha == 1.0) {
       EXPECT_NEAR(ratio, 1.0, 1e-7);
@@ -229,15 +231,17 @@ TEST(Allocation, GapsBelowTheSquareRootOfTheSmallestDoubleGiveFiniteConstants) {
     for (auto& mean : row) mean *= tiny;
   }
   const auto game = synthetic_instance(), small = instance_of(scaled);
+  theory::Games games;
   for (const double alpha : kAlphas) {
     const model::MixedModel mixed(*game, alpha), tiny_mixed(*small, alpha);
     const double c = optimal_allocation(mixed, 1.0).constant;
     const double c_tiny = optimal_allocation(tiny_mixed, 1.0).constant;
     ASSERT_TRUE(std::isfinite(c_tiny)) << "alpha " << alpha;
     EXPECT_NEAR(c_tiny * tiny, c, 2e-7 * c) << "alpha " << alpha;
-    const auto b = theory::compute_bounds(*game, mixed, nullptr, 1'000'000, 1.0, "not PF-UCB");
+    const auto b =
+        theory::compute_bounds(*game, mixed, games, nullptr, 1'000'000, 1.0, "not PF-UCB");
     const auto b_tiny =
-        theory::compute_bounds(*small, tiny_mixed, nullptr, 1'000'000, 1.0, "not PF-UCB");
+        theory::compute_bounds(*small, tiny_mixed, games, nullptr, 1'000'000, 1.0, "not PF-UCB");
     EXPECT_NEAR(b_tiny.theorem1_constant * tiny, b.theorem1_constant, 1e-12 * b.theorem1_constant)
         << "alpha " << alpha;
     EXPECT_NEAR(b_tiny.corollary1_constant * tiny, b.corollary1_constant,
@@ -249,18 +253,18 @@ TEST(Allocation, GapsBelowTheSquareRootOfTheSmallestDoubleGiveFiniteConstants) {
 // A stop request (Ctrl-C while a large game is solved) ends the solve, and
 // the bound interrupted is not remembered: solved again, it is the solver's.
 TEST(Allocation, AStopRequestEndsTheSolveAndLeavesNoBoundBehind) {
-  auto rows = synthetic_rows();  // a game no other test solves
-  rows[0][0] += 0.0123;
-  const auto game = instance_of(rows);
+  const auto game = synthetic_instance();
   const model::MixedModel mixed(*game, 0.5);
   std::atomic<bool> stop{true};
+  theory::Games games;
   EXPECT_THROW(optimal_allocation(mixed, 1.0, Coupling::coupled, theory::kExactGap,
                                   StopToken(&stop)),
                Interrupted);
-  EXPECT_THROW(theory::compute_bounds(*game, mixed, nullptr, 1'000'000, 1.0, "not PF-UCB",
+  EXPECT_THROW(theory::compute_bounds(*game, mixed, games, nullptr, 1'000'000, 1.0, "not PF-UCB",
                                       StopToken(&stop)),
                Interrupted);
-  const auto bounds = theory::compute_bounds(*game, mixed, nullptr, 1'000'000, 1.0, "not PF-UCB");
+  const auto bounds =
+      theory::compute_bounds(*game, mixed, games, nullptr, 1'000'000, 1.0, "not PF-UCB");
   EXPECT_EQ(bounds.c_star, optimal_allocation(mixed, 1.0).constant);
   // and on a game of 49,000 variables, warm started as well
   const model::MixedModel large(bench::random_game(1000, 50, 3), 0.5);

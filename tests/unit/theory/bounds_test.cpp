@@ -32,7 +32,8 @@ struct Game {
         horizon(horizon) {}
 
   Bounds bounds(double comm_cost) const {
-    return compute_bounds(instance, mixed, &rule, horizon, comm_cost);
+    Games games;
+    return compute_bounds(instance, mixed, games, &rule, horizon, comm_cost);
   }
 };
 

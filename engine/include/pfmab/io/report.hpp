@@ -51,9 +51,10 @@ struct CellReport {
 };
 
 // Every field of a cell's report but the statistics, from the cell and the
-// values it was made from. Polls `stop` (the bounds may take a C* solve).
+// values it was made from; its C* is its game's in `games`. Polls `stop`
+// (the bounds may take a C* solve).
 CellReport describe(const sim::Cell& cell, const CellValues& values, std::uint64_t requested,
-                    const StopToken& stop = {});
+                    theory::Games& games, const StopToken& stop = {});
 // A cell's keys, from its values; `mode` as its rewards were drawn (a
 // baseline draws every reward).
 std::vector<CellKey> cell_keys(const CellValues& values, const std::string& mode);

@@ -82,10 +82,12 @@ class ResultsWriter {
   // files are the inputs), holds anything else (unless `overwrite`), or
   // another run is writing it (in this process or another); the messages
   // name the options as `names` does. Polls `stop` while it creates the
-  // file (throwing Interrupted, leaving no file behind).
+  // file (throwing Interrupted, leaving no file behind). The cells' C* are
+  // their games' in `games`, the run's.
   ResultsWriter(const std::filesystem::path& path, const Experiment& experiment,
-                std::span<const sim::Cell> cells, bool overwrite, const sim::Shard& shard = {},
-                const OptionNames& names = {}, const StopToken& stop = {});
+                std::span<const sim::Cell> cells, theory::Games& games, bool overwrite,
+                const sim::Shard& shard = {}, const OptionNames& names = {},
+                const StopToken& stop = {});
   // Makes the copy of a shard in `merged` the start of a merge whose cells
   // will hold `ranges` (per cell, in order; the shard's rows are the first)
   // and continues it: the other shards' rows are then appended

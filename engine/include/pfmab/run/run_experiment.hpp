@@ -83,6 +83,10 @@ struct Outcome {
   std::optional<Report> report;
   std::optional<Stopped> stopped;
   Timings timings;
+  // The leader's games (theory::Games) and its C* solves: one per Gaussian
+  // game within the solver's limit, however many cells share it.
+  std::size_t games = 0;
+  std::size_t c_star_solves = 0;
 };
 
 // Runs `experiment` on `world`, every rank calling it with the same arguments

@@ -62,8 +62,10 @@ class Algorithm {
   virtual double planning_cost(const Cell&) const { return 0.0; }
   // The paper's bounds for the cell: Theorem 1 and Corollary 1 for its game;
   // Theorem 2 only where it bounds this algorithm (else NaN, with why).
-  // Polls `stop` (see theory::compute_bounds).
-  virtual theory::Bounds bounds(const Cell& cell, const StopToken& stop = {}) const;
+  // C* is the game's in the run's `games`; polls `stop` (see
+  // theory::compute_bounds).
+  virtual theory::Bounds bounds(const Cell& cell, theory::Games& games,
+                                const StopToken& stop = {}) const;
 };
 
 // How a cell's algorithm is made once the cell is known: the experiment

@@ -6,6 +6,7 @@
 #include "pfmab/model/instance.hpp"
 #include "pfmab/model/mixed_model.hpp"
 #include "pfmab/model/reward_family.hpp"
+#include "pfmab/theory/games.hpp"
 #include "pfmab/util/stop_token.hpp"
 
 namespace pfmab::algorithms {
@@ -34,8 +35,9 @@ struct Bounds {
   double corollary1_constant = 0.0;
   // C* (docs/allocation.md): the tight constant, liminf R(T) / log T >= C*
   // for any uniformly good algorithm, the optimum of the coupled program.
-  // Gaussian rewards; NaN for Bernoulli rewards (c_star_note says why), +inf
-  // where a client's best arm is tied.
+  // Gaussian rewards; NaN for Bernoulli rewards and for a game beyond the
+  // solver's limit (c_star_note says why; theory::Games), +inf where a
+  // client's best arm is tied.
   double c_star = 0.0;
   std::string c_star_note;   // why c_star is NaN; empty otherwise
   double log_horizon = 0.0;  // log T
@@ -63,9 +65,11 @@ inline constexpr std::uint64_t kMaxBoundPhases = 1'000'000;
 // `theorem2_inapplicable`: why Theorem 2 does not bound the cell's algorithm
 // (it is stated for PF-UCB as Algorithm 1 prints it), empty if it does;
 // `rule`: PF-UCB's, nullptr for another algorithm (then a reason is given).
+// C* is the game's in `games`, solved there if no cell asked for it before.
 // The C* solve polls `stop` (throwing Interrupted): on a large game it takes
-// seconds, and a stop request is honoured within one Newton step.
-Bounds compute_bounds(const model::Instance& instance, const model::MixedModel& mixed,
+// up to about a second, and a stop request is honoured within one Newton
+// step.
+Bounds compute_bounds(const model::Instance& instance, const model::MixedModel& mixed, Games& games,
                       const algorithms::PfUcbRule* rule, std::uint64_t horizon, double comm_cost,
                       const std::string& theorem2_inapplicable = {}, const StopToken& stop = {});
 
