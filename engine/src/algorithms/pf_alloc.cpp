@@ -261,27 +261,43 @@ class AllocState final : public sim::PhasedState {
 
   // explore_: the pulls that bring each client's count of each arm but its
   // best to (1 + margin) x_hat log t, x_hat the allocation of the estimated
-  // game, scaled down together if they exceed the phase. A tie in the
-  // estimates (no finite allocation) explores evenly.
+  // game, scaled down together if they exceed the phase. An arm whose
+  // estimate is not below the best's is tied with it: one of the client's
+  // best arms for the program, with no constraint (docs/pf-alloc.md, rule
+  // 7), so that a tie in the estimates leaves the program finite.
   void plan_targets(double phase_end) {
     const double log_t = std::log(phase_end);
+    std::vector<Estimates> estimates;
+    estimates.reserve(clients_);
+    std::vector<std::uint8_t> tied(clients_ * arms_, 0);
+    for (std::size_t n = 0; n < clients_; ++n) {
+      estimates.push_back(mixed_estimates(n));
+      const auto& means = estimates.back().means;
+      const auto best = exploit_arm(n);
+      for (std::size_t k = 0; k < arms_; ++k) tied[n * arms_ + k] = means[k] >= means[best];
+    }
     const auto allocation =
         theory::optimal_allocation(model::MixedModel(local_means_, clients_, alpha_), sigma_,
-                                   theory::Coupling::coupled, kPlanGap);
-    const bool even = !std::isfinite(allocation.constant);
+                                   theory::Coupling::coupled, kPlanGap, {}, nullptr, tied);
+    // The estimates and the program's mixed means round differently: an arm
+    // a rounding below the best here can be level with it there, which
+    // leaves the program infinite. Such a phase asks for rule 4's pulls only.
+    const bool planned = std::isfinite(allocation.constant);
     for (std::size_t n = 0; n < clients_; ++n) {
-      const auto estimate = mixed_estimates(n);
       const auto best = exploit_arm(n);
       std::vector<double> wanted(arms_, 0.0);
       double total = 0.0;
       for (std::size_t k = 0; k < arms_; ++k) {
         if (k == best) continue;
-        double target = even ? length_ / static_cast<double>(arms_)
-                             : (1.0 + params_.margin) * allocation.pulls[n * arms_ + k] * log_t;
+        double target = planned && tied[n * arms_ + k] == 0
+                            ? (1.0 + params_.margin) * allocation.pulls[n * arms_ + k] * log_t
+                            : 0.0;
         // An arm not yet told apart from the best at confidence log t may
         // be the best one, underestimated: its own pulls grow with log t
         // whatever the plug-in allocation says, so that no estimate starves.
-        if (!estimate.told_apart(k, best, log_t)) target = std::max(target, kInDoubtPulls * log_t);
+        if (!estimates[n].told_apart(k, best, log_t)) {
+          target = std::max(target, kInDoubtPulls * log_t);
+        }
         // A phase at most doubles a count: a target read from few samples
         // (a gap that looks tiny) commits at most as many pulls as the
         // estimate rests on before it is read again.
