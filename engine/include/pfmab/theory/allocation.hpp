@@ -64,9 +64,9 @@ inline constexpr double kExactGap = 1e-11;
 // the program treats as optimal for a client beside its mixed-optimal one:
 // they have no variable and no constraint (Graves and Lai: an alternative
 // leaves every optimal arm's distribution unchanged, so tied best arms cost
-// nothing; docs/allocation.md, "Ties"), and their pulls are +inf. An
-// algorithm that cannot tell an arm from the best passes it here, so that
-// the estimated game's program stays finite and well scaled.
+// nothing; docs/allocation.md, "Ties"), and their pulls are +inf. pf-alloc
+// passes the arms its estimates tie with a client's best, so that the
+// estimated game's program stays finite (docs/pf-alloc.md, rule 7).
 OptimalAllocation optimal_allocation(const model::MixedModel& mixed, double sigma,
                                      Coupling coupling = Coupling::coupled,
                                      double gap_share = kExactGap, const StopToken& stop = {},
