@@ -75,6 +75,12 @@ constexpr double kInDoubtPulls = 2.0;
 // solve to 1e-3 takes a tenth of the Newton steps of an exact one.
 constexpr double kPlanGap = 1e-3;
 
+// The last allocation plans a phase until an estimated gap moves by more than
+// this share of the gap it was solved for (docs/pf-alloc.md, rule 9): a
+// target goes as 1 / gap^2, so it is then off by at most about 20%, what
+// the margin pads; the targets' log t is always the phase's own.
+constexpr double kReplanShare = 0.1;
+
 struct AllocParams {
   double margin = 0.2;
   std::uint64_t initial_pulls = 20;
@@ -261,27 +267,57 @@ class AllocState final : public sim::PhasedState {
 
   // explore_: the pulls that bring each client's count of each arm but its
   // best to (1 + margin) x_hat log t, x_hat the allocation of the estimated
-  // game, scaled down together if they exceed the phase. A tie in the
-  // estimates (no finite allocation) explores evenly.
+  // game, scaled down together if they exceed the phase. An arm whose
+  // estimate is not below the best's is tied with it: one of the client's
+  // best arms for the program, with no constraint (docs/pf-alloc.md, rule
+  // 7), so that a tie in the estimates leaves the program finite.
   void plan_targets(double phase_end) {
     const double log_t = std::log(phase_end);
-    const auto allocation =
-        theory::optimal_allocation(model::MixedModel(local_means_, clients_, alpha_), sigma_,
-                                   theory::Coupling::coupled, kPlanGap);
-    const bool even = !std::isfinite(allocation.constant);
+    std::vector<Estimates> estimates;
+    estimates.reserve(clients_);
+    std::vector<std::uint8_t> tied(clients_ * arms_, 0);
+    std::vector<double> gaps(clients_ * arms_, 0.0);
     for (std::size_t n = 0; n < clients_; ++n) {
-      const auto estimate = mixed_estimates(n);
+      estimates.push_back(mixed_estimates(n));
+      const auto& means = estimates.back().means;
+      const auto best = exploit_arm(n);
+      for (std::size_t k = 0; k < arms_; ++k) {
+        tied[n * arms_ + k] = means[k] >= means[best];
+        gaps[n * arms_ + k] = tied[n * arms_ + k] != 0 ? 0.0 : means[best] - means[k];
+      }
+    }
+    if (replan_needed(tied, gaps)) {
+      // Cold: a warm start from the last phase's program took as long here
+      // (it is a few Newton steps either way) and moved the near-tied games'
+      // regret (docs/pf-alloc.md, rule 9).
+      allocation_ =
+          theory::optimal_allocation(model::MixedModel(local_means_, clients_, alpha_), sigma_,
+                                     theory::Coupling::coupled, kPlanGap, {}, nullptr, tied);
+      planned_tied_ = std::move(tied);
+      planned_gaps_ = std::move(gaps);
+    }
+    const auto& allocation = allocation_;
+    // The estimates and the program's mixed means round differently: an arm
+    // a rounding below the best here can be level with it there, which
+    // leaves the program infinite. Such a phase asks for rule 4's pulls
+    // only, and the next one solves again.
+    const bool planned = std::isfinite(allocation.constant);
+    if (!planned) planned_tied_.clear();
+    for (std::size_t n = 0; n < clients_; ++n) {
       const auto best = exploit_arm(n);
       std::vector<double> wanted(arms_, 0.0);
       double total = 0.0;
       for (std::size_t k = 0; k < arms_; ++k) {
         if (k == best) continue;
-        double target = even ? length_ / static_cast<double>(arms_)
-                             : (1.0 + params_.margin) * allocation.pulls[n * arms_ + k] * log_t;
+        double target = planned && planned_tied_[n * arms_ + k] == 0
+                            ? (1.0 + params_.margin) * allocation.pulls[n * arms_ + k] * log_t
+                            : 0.0;
         // An arm not yet told apart from the best at confidence log t may
         // be the best one, underestimated: its own pulls grow with log t
         // whatever the plug-in allocation says, so that no estimate starves.
-        if (!estimate.told_apart(k, best, log_t)) target = std::max(target, kInDoubtPulls * log_t);
+        if (!estimates[n].told_apart(k, best, log_t)) {
+          target = std::max(target, kInDoubtPulls * log_t);
+        }
         // A phase at most doubles a count: a target read from few samples
         // (a gap that looks tiny) commits at most as many pulls as the
         // estimate rests on before it is read again.
@@ -295,6 +331,17 @@ class AllocState final : public sim::PhasedState {
         explore_[n * arms_ + k] = static_cast<std::uint64_t>(std::ceil(wanted[k] * scale));
       }
     }
+  }
+
+  // Whether the estimates have moved from those the last allocation was
+  // solved for: a client's tied arms (so its best) changed, or a gap moved
+  // by more than kReplanShare of itself.
+  bool replan_needed(const std::vector<std::uint8_t>& tied, const std::vector<double>& gaps) const {
+    if (tied != planned_tied_) return true;
+    for (std::size_t i = 0; i < gaps.size(); ++i) {
+      if (std::abs(gaps[i] - planned_gaps_[i]) > kReplanShare * planned_gaps_[i]) return true;
+    }
+    return false;
   }
 
   AllocParams params_;
@@ -312,6 +359,9 @@ class AllocState final : public sim::PhasedState {
   std::vector<std::uint64_t> explore_;  // this phase's exploration pulls, per (client, arm)
   std::vector<std::uint32_t> best_;     // per client: its best mixed estimate
   std::vector<std::optional<std::uint32_t>> fixed_;
+  theory::OptimalAllocation allocation_;    // the last solve, and what it was solved for:
+  std::vector<std::uint8_t> planned_tied_;  // per (client, arm), as plan_targets' tied
+  std::vector<double> planned_gaps_;        // the estimated gaps
   double length_ = 0.0;   // this phase's slots
   double elapsed_ = 0.0;  // slots up to this phase's end
   bool first_ = true;
