@@ -315,7 +315,7 @@ pfmab::sim::Cell pf_alloc_cell(std::shared_ptr<const pfmab::model::Instance> gam
   return pfmab::sim::Cell(spec, 0);
 }
 
-// The synthetic game, T = 1e6 and 1e12: about 10 and 20 phases (doubling
+// The synthetic game, T = 1e6 and 1e12: about 12 and 20 phases (doubling
 // until the estimates carry further, docs/pf-alloc.md "Communication").
 void BM_PfAlloc_Synthetic(benchmark::State& state) {
   replications(state, pf_alloc_cell(synthetic_instance(RewardKind::gaussian),
