@@ -8,11 +8,15 @@
 // through the global mean, so a client for which an arm is optimal supplies
 // its information at no cost: the program says who explores what.
 //
-// Phase 1 is n0 pulls of every arm by every client; phase p then lasts
-// K n0 2^(p-1) slots, so there are O(log T) phases and 2 exchanges per
-// client and phase. A client fixes its arm once its estimated best arm's
-// mixed mean exceeds every other's by the width sqrt(2 (V_k + V_best) log T),
-// V the variance of the mixed estimator.
+// Phase 1 is n0 pulls of every arm by every client; a phase begun at slot t
+// then ends at 2 t + K n0 (doubling) or, as far as the estimates tell every
+// client's exploited arm apart, up to t^(1 + margin), or t^2 once every
+// client has fixed its arm: fewer exchanges, 2 per client and phase
+// (docs/pf-alloc.md, "Communication"). Within a long phase each client
+// tracks its targets, known functions of the slot, in doubling
+// sub-intervals, with no exchange. A client fixes its arm once its
+// estimated best arm's mixed mean exceeds every other's by the width
+// sqrt(2 (V_k + V_best) log T), V the variance of the mixed estimator.
 //
 // This file is the whole algorithm; registering it is the line X(pf_alloc)
 // in registry.cpp.
@@ -81,6 +85,11 @@ constexpr double kPlanGap = 1e-3;
 // the margin pads; the targets' log t is always the phase's own.
 constexpr double kReplanShare = 0.1;
 
+// Once every client has fixed its arm, which it does at confidence log T,
+// the next phase ends at the square of the slots elapsed: no exploitation is
+// at stake, the exchanges only refresh x_hat (docs/pf-alloc.md).
+constexpr double kFixedGrowth = 2.0;
+
 struct AllocParams {
   double margin = 0.2;
   std::uint64_t initial_pulls = 20;
@@ -118,11 +127,11 @@ class AllocState final : public sim::PhasedState {
   // The server plans the phase from the reports: phase 1 is n0 pulls of
   // every arm; later phases bring every client to its targets.
   void begin_phase(std::uint64_t phase, std::span<const std::uint32_t>) override {
-    length_ = static_cast<double>(params_.initial_pulls * arms_) *
-              std::ldexp(1.0, static_cast<int>(std::min<std::uint64_t>(phase - 1, 62)));
     first_ = phase == 1;
-    if (!first_) plan_targets(std::min(static_cast<double>(horizon_), elapsed_ + length_));
-    elapsed_ += length_;
+    start_ = elapsed_;
+    elapsed_ = phase_end();
+    length_ = elapsed_ - start_;
+    if (!first_) plan_targets(elapsed_);
   }
 
   void plan(std::size_t m, std::vector<sim::Run>& runs) override {
@@ -136,15 +145,39 @@ class AllocState final : public sim::PhasedState {
       add(every_arm_, params_.initial_pulls);
       return;
     }
-    std::uint64_t explored = 0;
-    for (std::uint32_t k = 0; k < arms_; ++k) {
-      const auto pulls = explore_[m * arms_ + k];
-      if (pulls == 0) continue;
-      add({&every_arm_[k], 1}, pulls);
-      explored += pulls;
+    // Sub-intervals ending at elapsed_ / 2^i, i = I, ..., 0, the first
+    // ending in [2 start_, 4 start_): a doubling phase is one. Arm k's target
+    // at a sub-interval's end t is the phase's (reported count + explore_)
+    // times log t / log elapsed_, so (1 + margin) x_hat log t where
+    // plan_targets() set (1 + margin) x_hat log elapsed_, and explore_ is met
+    // by the phase's end in any case. Each sub-interval explores up to its
+    // targets, then exploits to its end.
+    int last = 0;
+    while (std::ldexp(elapsed_, -(last + 1)) >= 2.0 * start_) ++last;
+    const double log_end = std::log(elapsed_);
+    std::vector<std::uint64_t>& reached = scratch_;  // per arm, the count the runs so far reach
+    reached.assign(reported_counts_.begin() + static_cast<std::ptrdiff_t>(m * arms_),
+                   reported_counts_.begin() + static_cast<std::ptrdiff_t>((m + 1) * arms_));
+    double played = 0.0;  // slots of this phase planned so far
+    for (int i = last; i >= 0; --i) {
+      const double end = std::ldexp(elapsed_, -i);
+      for (std::uint32_t k = 0; k < arms_; ++k) {
+        const auto goal = reported_counts_[m * arms_ + k] + explore_[m * arms_ + k];
+        const auto target =
+            i == 0 ? goal
+                   : std::min(goal, static_cast<std::uint64_t>(std::ceil(static_cast<double>(goal) *
+                                                                         std::log(end) / log_end)));
+        if (target <= reached[k]) continue;
+        add({&every_arm_[k], 1}, target - reached[k]);
+        played += static_cast<double>(target - reached[k]);
+        reached[k] = target;
+      }
+      const double exploit = std::min(end - start_, 0x1p62) - played;
+      if (exploit >= 1.0) {
+        add({&every_arm_[exploit_arm(m)], 1}, static_cast<std::uint64_t>(exploit));
+        played += std::floor(exploit);
+      }
     }
-    const auto phase = static_cast<std::uint64_t>(std::min(length_, 0x1p62));
-    if (explored < phase) add({&every_arm_[exploit_arm(m)], 1}, phase - explored);
   }
 
   void record(std::size_t m, std::uint32_t arm, std::uint64_t pulls, double sum) override {
@@ -206,7 +239,27 @@ class AllocState final : public sim::PhasedState {
     fixed_[m] = best;
   }
 
-  void end_phase() override {}
+  // How far the next phase may reach (docs/pf-alloc.md, "Communication"):
+  // to t^2 once every client has fixed its arm; otherwise to t^(1 + margin)
+  // at most, and no further than the slot e^L, L the least confidence at
+  // which a client not fixed tells its exploited arm apart from every other.
+  void end_phase() override {
+    bool every_fixed = true;
+    reach_ = std::numeric_limits<double>::infinity();
+    for (std::size_t m = 0; m < clients_; ++m) {
+      if (fixed_[m]) continue;
+      every_fixed = false;
+      const auto estimate = mixed_estimates(m);
+      const auto arm = exploit_arm(m);
+      for (std::uint32_t k = 0; k < arms_; ++k) {
+        if (k == arm) continue;
+        const double gap = std::max(0.0, estimate.means[arm] - estimate.means[k]);
+        reach_ =
+            std::min(reach_, gap * gap / (2.0 * (estimate.variances[k] + estimate.variances[arm])));
+      }
+    }
+    growth_ = every_fixed ? kFixedGrowth : 1.0 + params_.margin;
+  }
 
   // O_m: the fixed arm, or, like the baselines that never fix one, the arm
   // client m pulled most (lowest index on ties). An allocation gathers only
@@ -263,6 +316,15 @@ class AllocState final : public sim::PhasedState {
       e.variances[k] = sigma_ * sigma_ * (beta * beta * own_inverse + gamma * gamma * others);
     }
     return e;
+  }
+
+  // The slot the phase beginning now ends at: the doubling 2 t + K n0 (its
+  // first K n0), or t^growth_ capped at e^reach_ if later, t the slots
+  // elapsed; the horizon at the latest.
+  double phase_end() const {
+    const double doubling = 2.0 * elapsed_ + static_cast<double>(params_.initial_pulls * arms_);
+    const double grown = std::min(std::pow(elapsed_, growth_), std::exp(reach_));
+    return std::min(static_cast<double>(horizon_), std::max(doubling, std::floor(grown)));
   }
 
   // explore_: the pulls that bring each client's count of each arm but its
@@ -362,8 +424,12 @@ class AllocState final : public sim::PhasedState {
   theory::OptimalAllocation allocation_;    // the last solve, and what it was solved for:
   std::vector<std::uint8_t> planned_tied_;  // per (client, arm), as plan_targets' tied
   std::vector<double> planned_gaps_;        // the estimated gaps
+  std::vector<std::uint64_t> scratch_;      // plan()'s, per arm
   double length_ = 0.0;   // this phase's slots
+  double start_ = 0.0;    // slots before this phase
   double elapsed_ = 0.0;  // slots up to this phase's end
+  double growth_ = 1.0;   // the next phase ends at elapsed_^growth_ at the latest,
+  double reach_ = 0.0;    // and at e^reach_ (unless doubling is later)
   bool first_ = true;
 };
 
@@ -379,10 +445,12 @@ class PfAlloc final : public sim::Algorithm {
     return sim::run_phased(cell, state, seed, replication, stop);
   }
   std::string schedule() const override {
-    return fmt::format("K n0 2^(p-1), n0 = {}", params_.initial_pulls);
+    return fmt::format("max(2 t + K n0, min(t^a, e^L)), n0 = {}", params_.initial_pulls);
   }
   // One allocation solved per phase after the first: the phases begun are
-  // the P with K n0 (2^P - 1) >= T. A solve's cost is a least-squares fit
+  // at most the P with K n0 (2^P - 1) >= T (doubling; phases that outgrow it,
+  // docs/pf-alloc.md "Communication", make them 0.45 to 0.9 of that on
+  // the games measured there at T = 10^10). A solve's cost is a least-squares fit
   // (of relative error) to the processor time of pf-alloc's replications
   // at T = 10^6, alpha = 0.5, at commit e8d01cb, on MovieLens 10x40, the
   // study's 20x10 game and random 4x9, 50x5, 5x20, 100x20, 20x40 and 2x100
