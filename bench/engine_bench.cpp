@@ -315,15 +315,26 @@ pfmab::sim::Cell pf_alloc_cell(std::shared_ptr<const pfmab::model::Instance> gam
   return pfmab::sim::Cell(spec, 0);
 }
 
-// The synthetic game, T = 1e6 and 1e12: about 10 and 30 phases.
+// The synthetic game, T = 1e6 and 1e12: about 12 and 20 phases (doubling
+// until the estimates carry further, docs/pf-alloc.md "Communication").
 void BM_PfAlloc_Synthetic(benchmark::State& state) {
   replications(state, pf_alloc_cell(synthetic_instance(RewardKind::gaussian),
                                     static_cast<std::uint64_t>(state.range(0))));
 }
 BENCHMARK(BM_PfAlloc_Synthetic)->Apply(horizons);
 
+// M = 200 clients, K = 50 arms (bench/random_game.hpp, seed 3), T = 1e6:
+// the size the re-planning rule (docs/pf-alloc.md, rule 9) was measured on
+// beside the two around it.
+void BM_PfAlloc_Random200x50(benchmark::State& state) {
+  static const auto game =
+      std::make_shared<const pfmab::model::Instance>(pfmab::bench::random_game(200, 50, 3));
+  replications(state, pf_alloc_cell(game, 1'000'000));
+}
+BENCHMARK(BM_PfAlloc_Random200x50)->Iterations(4)->Unit(benchmark::kMillisecond)->UseRealTime();
+
 // M = 1000 clients, K = 50 arms (bench/random_game.hpp, seed 3), T = 1e6:
-// phases of K n0 = 1000 slots, 10 of them, each a solve of 49,000
+// phase 1 of K n0 = 1000 slots, at most 10 phases, each a solve of 49,000
 // constraints.
 void BM_PfAlloc_Random1000x50(benchmark::State& state) {
   static const auto game =

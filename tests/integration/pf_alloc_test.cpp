@@ -3,6 +3,7 @@
 // it, and on the synthetic game it beats PF-UCB at every alpha of the paper.
 #include <map>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -86,6 +87,91 @@ TEST(PfAlloc, BelowPfUcbAtEveryAlphaOfTheSyntheticGame) {
         << "alpha " << alpha << ": pf-alloc " << by.at("pf-alloc") << ", pf-ucb "
         << by.at("pf-ucb");
   }
+}
+
+// Four identical clients whose two best arms are level (means `row`: 0.9,
+// 0.9, 0.1, 0.1, 0.1 or 1, 1, 0, 0, 0) at alpha 0.5 (docs/pf-alloc.md, rule
+// 7). Each run: pf-alloc and PF-UCB at T = 10^9 and 10^12, seed 1, in the
+// aggregated mode.
+std::map<std::string, std::map<double, nlohmann::json>> tied_game(const std::string& row,
+                                                                  std::vector<std::string> extra) {
+  std::vector<std::string> args{"run",
+                                "--means-inline",
+                                row + ";" + row + ";" + row + ";" + row,
+                                "--alpha",
+                                "0.5",
+                                "-T",
+                                "1e9,1e12",
+                                "--algorithm",
+                                "pf-alloc,pf-ucb",
+                                "--json",
+                                "--quiet"};
+  args.insert(args.end(), extra.begin(), extra.end());
+  const auto r = run_cli(args);
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  std::map<std::string, std::map<double, nlohmann::json>> regret;  // algorithm -> T ->
+  const auto out = nlohmann::json::parse(r.out);
+  for (const auto& cell : out["cells"]) {
+    regret[cell["algorithm"].get<std::string>()][cell["horizon"].get<double>()] = cell["regret"];
+  }
+  return regret;
+}
+
+// Noiseless rewards (Gaussian at sigma 1e-100; Bernoulli means 1 and 0): the
+// estimates tie exactly, and the tie used to explore evenly, a linear regret
+// (1.05e9 at T = 10^9). Every run is the same, so the bound is exact: from
+// 10^9 to 10^12 the regret grows at most as log T does (by 4/3) with 1.5
+// times room for the 10 more phases' exchanges (80 of the 376), and stays
+// below PF-UCB's.
+TEST(PfAlloc, LogarithmicWhereTheBestArmsTieExactly) {
+  for (const auto& [row, extra] : std::vector<std::pair<std::string, std::vector<std::string>>>{
+           {"0.9,0.9,0.1,0.1,0.1", {"--sigma", "1e-100", "-R", "4"}},
+           {"1,1,0,0,0", {"--rewards", "bernoulli", "-R", "4"}}}) {
+    const auto regret = tied_game(row, extra);
+    const double at_9 = regret.at("pf-alloc").at(1e9)["mean"].get<double>();
+    const double at_12 = regret.at("pf-alloc").at(1e12)["mean"].get<double>();
+    EXPECT_LE(at_12, 1.5 * (4.0 / 3.0) * at_9) << extra[1];
+    for (const double t : {1e9, 1e12}) {
+      EXPECT_LT(regret.at("pf-alloc").at(t)["mean"].get<double>(),
+                regret.at("pf-ucb").at(t)["mean"].get<double>())
+          << extra[1] << " T " << t;
+    }
+  }
+}
+
+// With noise (sigma 1) the estimates of the level arms differ by a little
+// and the program plans that gap as it is (docs/pf-alloc.md, Limits); 20
+// replications: pf-alloc's 95% interval lies below PF-UCB's at T = 10^9 and
+// 10^12 (measured: 2,196 [1,738, 2,655] against 5,269 [4,801, 5,738], and
+// 5,324 [4,899, 5,748] against 6,982 [6,525, 7,439]).
+TEST(PfAlloc, BelowPfUcbWhereTheBestArmsTieInNoise) {
+  const auto regret = tied_game("0.9,0.9,0.1,0.1,0.1", {"-R", "20"});
+  for (const double t : {1e9, 1e12}) {
+    EXPECT_LT(regret.at("pf-alloc").at(t)["ci95"][1].get<double>(),
+              regret.at("pf-ucb").at(t)["ci95"][0].get<double>())
+        << "T " << t;
+  }
+}
+
+// A phase begun at t may end as late as t^(1 + margin) and, once every
+// client has fixed its arm, at t^2 (docs/pf-alloc.md, "Communication"), so
+// the exchanges grow slower than log T. The synthetic game at
+// alpha 0.5, where every client fixes its arm by T = 10^10, 20 replications,
+// seed 1: the mean exchanges at T = 10^12 are at most 1.5 times those at
+// 10^8, the issue's target. Doubling phases to T, as before, made them 1.68
+// times (256 against 152, results/tight-bound); this schedule 1.32 over 200
+// replications (seed 2027, docs/pf-alloc.md). A replication's phases vary by
+// one or two, so 20 replications' means are within a few percent of that.
+TEST(PfAlloc, ExchangesLevelOffOnceEveryClientFixesItsArm) {
+  const auto out = run_json({"--algorithm", "pf-alloc", "--alpha", "0.5", "-T", "1e8,1e12", "-R",
+                             "20", "--seed", "1", "--mode", "aggregated"});
+  std::map<double, double> exchanges;  // T -> mean
+  for (const auto& cell : out["cells"]) {
+    exchanges[cell["horizon"].get<double>()] = cell["comm_count"]["mean"].get<double>();
+  }
+  ASSERT_EQ(exchanges.size(), 2u);
+  EXPECT_LE(exchanges.at(1e12), 1.5 * exchanges.at(1e8))
+      << "exchanges at 1e8 " << exchanges.at(1e8) << ", at 1e12 " << exchanges.at(1e12);
 }
 
 }  // namespace

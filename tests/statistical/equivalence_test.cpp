@@ -273,8 +273,8 @@ TEST(FidelityEquivalence, AuthorsCodePresetWaitingOnEveryReward) {
 // drawn at once in the aggregated mode, and whose phase targets come from
 // the program of C* solved with the estimates, so a change in the law of
 // the sums would move every later phase. The synthetic game at T = 1e5,
-// alpha 0.5 and 0.9 (its phases last 180 2^(p-1) slots, so the horizon cuts
-// the 10th), and the random Bernoulli instance of (b) at T = 2e4, where the
+// alpha 0.5 and 0.9 (its first phases last 180 2^(p-1) slots, later ones
+// as far as the estimates carry, the last to the horizon), and the random Bernoulli instance of (b) at T = 2e4, where the
 // fixed arms vary (about 4 vectors with 2000 replications).
 std::vector<std::vector<Sample>> pf_alloc_samples(std::string_view mode, std::uint64_t seed) {
   const std::string algorithm =

@@ -8,11 +8,15 @@
 // through the global mean, so a client for which an arm is optimal supplies
 // its information at no cost: the program says who explores what.
 //
-// Phase 1 is n0 pulls of every arm by every client; phase p then lasts
-// K n0 2^(p-1) slots, so there are O(log T) phases and 2 exchanges per
-// client and phase. A client fixes its arm once its estimated best arm's
-// mixed mean exceeds every other's by the width sqrt(2 (V_k + V_best) log T),
-// V the variance of the mixed estimator.
+// Phase 1 is n0 pulls of every arm by every client; a phase begun at slot t
+// then ends at 2 t + K n0 (doubling) or, as far as the estimates tell every
+// client's exploited arm apart, up to t^(1 + margin), or t^2 once every
+// client has fixed its arm: fewer exchanges, 2 per client and phase
+// (docs/pf-alloc.md, "Communication"). Within a long phase each client
+// tracks its targets, known functions of the slot, in doubling
+// sub-intervals, with no exchange. A client fixes its arm once its
+// estimated best arm's mixed mean exceeds every other's by the width
+// sqrt(2 (V_k + V_best) log T), V the variance of the mixed estimator.
 //
 // This file is the whole algorithm; registering it is the line X(pf_alloc)
 // in registry.cpp.
@@ -75,6 +79,17 @@ constexpr double kInDoubtPulls = 2.0;
 // solve to 1e-3 takes a tenth of the Newton steps of an exact one.
 constexpr double kPlanGap = 1e-3;
 
+// The last allocation plans a phase until an estimated gap moves by more than
+// this share of the gap it was solved for (docs/pf-alloc.md, rule 9): a
+// target goes as 1 / gap^2, so it is then off by at most about 20%, what
+// the margin pads; the targets' log t is always the phase's own.
+constexpr double kReplanShare = 0.1;
+
+// Once every client has fixed its arm, which it does at confidence log T,
+// the next phase ends at the square of the slots elapsed: no exploitation is
+// at stake, the exchanges only refresh x_hat (docs/pf-alloc.md).
+constexpr double kFixedGrowth = 2.0;
+
 struct AllocParams {
   double margin = 0.2;
   std::uint64_t initial_pulls = 20;
@@ -112,11 +127,11 @@ class AllocState final : public sim::PhasedState {
   // The server plans the phase from the reports: phase 1 is n0 pulls of
   // every arm; later phases bring every client to its targets.
   void begin_phase(std::uint64_t phase, std::span<const std::uint32_t>) override {
-    length_ = static_cast<double>(params_.initial_pulls * arms_) *
-              std::ldexp(1.0, static_cast<int>(std::min<std::uint64_t>(phase - 1, 62)));
     first_ = phase == 1;
-    if (!first_) plan_targets(std::min(static_cast<double>(horizon_), elapsed_ + length_));
-    elapsed_ += length_;
+    start_ = elapsed_;
+    elapsed_ = phase_end();
+    length_ = elapsed_ - start_;
+    if (!first_) plan_targets(elapsed_);
   }
 
   void plan(std::size_t m, std::vector<sim::Run>& runs) override {
@@ -130,15 +145,39 @@ class AllocState final : public sim::PhasedState {
       add(every_arm_, params_.initial_pulls);
       return;
     }
-    std::uint64_t explored = 0;
-    for (std::uint32_t k = 0; k < arms_; ++k) {
-      const auto pulls = explore_[m * arms_ + k];
-      if (pulls == 0) continue;
-      add({&every_arm_[k], 1}, pulls);
-      explored += pulls;
+    // Sub-intervals ending at elapsed_ / 2^i, i = I, ..., 0, the first
+    // ending in [2 start_, 4 start_): a doubling phase is one. Arm k's target
+    // at a sub-interval's end t is the phase's (reported count + explore_)
+    // times log t / log elapsed_, so (1 + margin) x_hat log t where
+    // plan_targets() set (1 + margin) x_hat log elapsed_, and explore_ is met
+    // by the phase's end in any case. Each sub-interval explores up to its
+    // targets, then exploits to its end.
+    int last = 0;
+    while (std::ldexp(elapsed_, -(last + 1)) >= 2.0 * start_) ++last;
+    const double log_end = std::log(elapsed_);
+    std::vector<std::uint64_t>& reached = scratch_;  // per arm, the count the runs so far reach
+    reached.assign(reported_counts_.begin() + static_cast<std::ptrdiff_t>(m * arms_),
+                   reported_counts_.begin() + static_cast<std::ptrdiff_t>((m + 1) * arms_));
+    double played = 0.0;  // slots of this phase planned so far
+    for (int i = last; i >= 0; --i) {
+      const double end = std::ldexp(elapsed_, -i);
+      for (std::uint32_t k = 0; k < arms_; ++k) {
+        const auto goal = reported_counts_[m * arms_ + k] + explore_[m * arms_ + k];
+        const auto target =
+            i == 0 ? goal
+                   : std::min(goal, static_cast<std::uint64_t>(std::ceil(static_cast<double>(goal) *
+                                                                         std::log(end) / log_end)));
+        if (target <= reached[k]) continue;
+        add({&every_arm_[k], 1}, target - reached[k]);
+        played += static_cast<double>(target - reached[k]);
+        reached[k] = target;
+      }
+      const double exploit = std::min(end - start_, 0x1p62) - played;
+      if (exploit >= 1.0) {
+        add({&every_arm_[exploit_arm(m)], 1}, static_cast<std::uint64_t>(exploit));
+        played += std::floor(exploit);
+      }
     }
-    const auto phase = static_cast<std::uint64_t>(std::min(length_, 0x1p62));
-    if (explored < phase) add({&every_arm_[exploit_arm(m)], 1}, phase - explored);
   }
 
   void record(std::size_t m, std::uint32_t arm, std::uint64_t pulls, double sum) override {
@@ -200,7 +239,27 @@ class AllocState final : public sim::PhasedState {
     fixed_[m] = best;
   }
 
-  void end_phase() override {}
+  // How far the next phase may reach (docs/pf-alloc.md, "Communication"):
+  // to t^2 once every client has fixed its arm; otherwise to t^(1 + margin)
+  // at most, and no further than the slot e^L, L the least confidence at
+  // which a client not fixed tells its exploited arm apart from every other.
+  void end_phase() override {
+    bool every_fixed = true;
+    reach_ = std::numeric_limits<double>::infinity();
+    for (std::size_t m = 0; m < clients_; ++m) {
+      if (fixed_[m]) continue;
+      every_fixed = false;
+      const auto estimate = mixed_estimates(m);
+      const auto arm = exploit_arm(m);
+      for (std::uint32_t k = 0; k < arms_; ++k) {
+        if (k == arm) continue;
+        const double gap = std::max(0.0, estimate.means[arm] - estimate.means[k]);
+        reach_ =
+            std::min(reach_, gap * gap / (2.0 * (estimate.variances[k] + estimate.variances[arm])));
+      }
+    }
+    growth_ = every_fixed ? kFixedGrowth : 1.0 + params_.margin;
+  }
 
   // O_m: the fixed arm, or, like the baselines that never fix one, the arm
   // client m pulled most (lowest index on ties). An allocation gathers only
@@ -259,29 +318,68 @@ class AllocState final : public sim::PhasedState {
     return e;
   }
 
+  // The slot the phase beginning now ends at: the doubling 2 t + K n0 (its
+  // first K n0), or t^growth_ capped at e^reach_ if later, t the slots
+  // elapsed; the horizon at the latest.
+  double phase_end() const {
+    const double doubling = 2.0 * elapsed_ + static_cast<double>(params_.initial_pulls * arms_);
+    const double grown = std::min(std::pow(elapsed_, growth_), std::exp(reach_));
+    return std::min(static_cast<double>(horizon_), std::max(doubling, std::floor(grown)));
+  }
+
   // explore_: the pulls that bring each client's count of each arm but its
   // best to (1 + margin) x_hat log t, x_hat the allocation of the estimated
-  // game, scaled down together if they exceed the phase. A tie in the
-  // estimates (no finite allocation) explores evenly.
+  // game, scaled down together if they exceed the phase. An arm whose
+  // estimate is not below the best's is tied with it: one of the client's
+  // best arms for the program, with no constraint (docs/pf-alloc.md, rule
+  // 7), so that a tie in the estimates leaves the program finite.
   void plan_targets(double phase_end) {
     const double log_t = std::log(phase_end);
-    const auto allocation =
-        theory::optimal_allocation(model::MixedModel(local_means_, clients_, alpha_), sigma_,
-                                   theory::Coupling::coupled, kPlanGap);
-    const bool even = !std::isfinite(allocation.constant);
+    std::vector<Estimates> estimates;
+    estimates.reserve(clients_);
+    std::vector<std::uint8_t> tied(clients_ * arms_, 0);
+    std::vector<double> gaps(clients_ * arms_, 0.0);
     for (std::size_t n = 0; n < clients_; ++n) {
-      const auto estimate = mixed_estimates(n);
+      estimates.push_back(mixed_estimates(n));
+      const auto& means = estimates.back().means;
+      const auto best = exploit_arm(n);
+      for (std::size_t k = 0; k < arms_; ++k) {
+        tied[n * arms_ + k] = means[k] >= means[best];
+        gaps[n * arms_ + k] = tied[n * arms_ + k] != 0 ? 0.0 : means[best] - means[k];
+      }
+    }
+    if (replan_needed(tied, gaps)) {
+      // Cold: a warm start from the last phase's program took as long here
+      // (it is a few Newton steps either way) and moved the near-tied games'
+      // regret (docs/pf-alloc.md, rule 9).
+      allocation_ =
+          theory::optimal_allocation(model::MixedModel(local_means_, clients_, alpha_), sigma_,
+                                     theory::Coupling::coupled, kPlanGap, {}, nullptr, tied);
+      planned_tied_ = std::move(tied);
+      planned_gaps_ = std::move(gaps);
+    }
+    const auto& allocation = allocation_;
+    // The estimates and the program's mixed means round differently: an arm
+    // a rounding below the best here can be level with it there, which
+    // leaves the program infinite. Such a phase asks for rule 4's pulls
+    // only, and the next one solves again.
+    const bool planned = std::isfinite(allocation.constant);
+    if (!planned) planned_tied_.clear();
+    for (std::size_t n = 0; n < clients_; ++n) {
       const auto best = exploit_arm(n);
       std::vector<double> wanted(arms_, 0.0);
       double total = 0.0;
       for (std::size_t k = 0; k < arms_; ++k) {
         if (k == best) continue;
-        double target = even ? length_ / static_cast<double>(arms_)
-                             : (1.0 + params_.margin) * allocation.pulls[n * arms_ + k] * log_t;
+        double target = planned && planned_tied_[n * arms_ + k] == 0
+                            ? (1.0 + params_.margin) * allocation.pulls[n * arms_ + k] * log_t
+                            : 0.0;
         // An arm not yet told apart from the best at confidence log t may
         // be the best one, underestimated: its own pulls grow with log t
         // whatever the plug-in allocation says, so that no estimate starves.
-        if (!estimate.told_apart(k, best, log_t)) target = std::max(target, kInDoubtPulls * log_t);
+        if (!estimates[n].told_apart(k, best, log_t)) {
+          target = std::max(target, kInDoubtPulls * log_t);
+        }
         // A phase at most doubles a count: a target read from few samples
         // (a gap that looks tiny) commits at most as many pulls as the
         // estimate rests on before it is read again.
@@ -295,6 +393,17 @@ class AllocState final : public sim::PhasedState {
         explore_[n * arms_ + k] = static_cast<std::uint64_t>(std::ceil(wanted[k] * scale));
       }
     }
+  }
+
+  // Whether the estimates have moved from those the last allocation was
+  // solved for: a client's tied arms (so its best) changed, or a gap moved
+  // by more than kReplanShare of itself.
+  bool replan_needed(const std::vector<std::uint8_t>& tied, const std::vector<double>& gaps) const {
+    if (tied != planned_tied_) return true;
+    for (std::size_t i = 0; i < gaps.size(); ++i) {
+      if (std::abs(gaps[i] - planned_gaps_[i]) > kReplanShare * planned_gaps_[i]) return true;
+    }
+    return false;
   }
 
   AllocParams params_;
@@ -312,8 +421,15 @@ class AllocState final : public sim::PhasedState {
   std::vector<std::uint64_t> explore_;  // this phase's exploration pulls, per (client, arm)
   std::vector<std::uint32_t> best_;     // per client: its best mixed estimate
   std::vector<std::optional<std::uint32_t>> fixed_;
+  theory::OptimalAllocation allocation_;    // the last solve, and what it was solved for:
+  std::vector<std::uint8_t> planned_tied_;  // per (client, arm), as plan_targets' tied
+  std::vector<double> planned_gaps_;        // the estimated gaps
+  std::vector<std::uint64_t> scratch_;      // plan()'s, per arm
   double length_ = 0.0;   // this phase's slots
+  double start_ = 0.0;    // slots before this phase
   double elapsed_ = 0.0;  // slots up to this phase's end
+  double growth_ = 1.0;   // the next phase ends at elapsed_^growth_ at the latest,
+  double reach_ = 0.0;    // and at e^reach_ (unless doubling is later)
   bool first_ = true;
 };
 
@@ -329,10 +445,12 @@ class PfAlloc final : public sim::Algorithm {
     return sim::run_phased(cell, state, seed, replication, stop);
   }
   std::string schedule() const override {
-    return fmt::format("K n0 2^(p-1), n0 = {}", params_.initial_pulls);
+    return fmt::format("max(2 t + K n0, min(t^a, e^L)), n0 = {}", params_.initial_pulls);
   }
   // One allocation solved per phase after the first: the phases begun are
-  // the P with K n0 (2^P - 1) >= T. A solve's cost is a least-squares fit
+  // at most the P with K n0 (2^P - 1) >= T (doubling; phases that outgrow it,
+  // docs/pf-alloc.md "Communication", make them 0.45 to 0.9 of that on
+  // the games measured there at T = 10^10). A solve's cost is a least-squares fit
   // (of relative error) to the processor time of pf-alloc's replications
   // at T = 10^6, alpha = 0.5, at commit e8d01cb, on MovieLens 10x40, the
   // study's 20x10 game and random 4x9, 50x5, 5x20, 100x20, 20x40 and 2x100

@@ -1,6 +1,7 @@
 #include "pfmab/sim/trajectory.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cassert>
 
 #include "pfmab/util/checked.hpp"
@@ -39,6 +40,12 @@ std::uint64_t Run::slots() const {
 
 void Run::add_pulls(std::uint64_t elapsed, std::uint64_t* per_arm) const {
   const std::size_t n = arms.size();
+  if (elapsed == 0) return;
+  if (elapsed >= slots()) {
+    // the whole run, as every run before a checkpoint's is: no levels to find
+    for (std::size_t i = 0; i < n; ++i) per_arm[arms[i]] += pulls(i);
+    return;
+  }
   if (order == Order::blocked) {
     for (std::size_t i = 0; i < n && elapsed > 0; ++i) {
       const std::uint64_t taken = std::min(elapsed, pulls(i));
@@ -58,7 +65,15 @@ void Run::add_pulls(std::uint64_t elapsed, std::uint64_t* per_arm) const {
   // times. Find the last R whose rounds fit in `elapsed`, level by level of
   // the sorted counts, then give the arms still owed pulls one more each, in
   // index order, while slots remain.
-  std::vector<std::uint64_t> levels(counts.begin(), counts.end());
+  // (on the stack for up to kLevelsOnStack arms: this runs at every
+  // checkpoint a run straddles, for every client)
+  constexpr std::size_t kLevelsOnStack = 64;
+  std::array<std::uint64_t, kLevelsOnStack> few;
+  std::vector<std::uint64_t> many;
+  if (n > kLevelsOnStack) many.resize(n);
+  const std::span<std::uint64_t> levels =
+      n > kLevelsOnStack ? std::span(many) : std::span(few).first(n);
+  std::copy(counts.begin(), counts.end(), levels.begin());
   std::sort(levels.begin(), levels.end());
   std::uint64_t rounds_done = 0, used = 0;
   for (std::size_t j = 0; j < n; ++j) {
@@ -92,6 +107,7 @@ void Trajectory::add_pulls(std::span<const ClientPlay> plays, std::uint64_t elap
     auto* per_arm = counts.data() + m * arms_;
     std::uint64_t left = elapsed;
     for (const auto& run : plays[m].runs) {
+      if (left == 0) break;
       const std::uint64_t taken = std::min(left, run.slots());
       run.add_pulls(taken, per_arm);
       left -= taken;

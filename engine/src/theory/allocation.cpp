@@ -98,14 +98,18 @@ void warm(const AllocationProgram& program, const OptimalAllocation& previous, s
 
 OptimalAllocation optimal_allocation(const model::MixedModel& mixed, double sigma,
                                      Coupling coupling, double gap_share, const StopToken& stop,
-                                     const OptimalAllocation* warm_start) {
+                                     const OptimalAllocation* warm_start,
+                                     std::span<const std::uint8_t> tied) {
   OptimalAllocation out;
   const std::size_t m = mixed.clients(), k = mixed.arms();
   out.pulls.assign(m * k, 0.0);
   out.shares.assign(m * k, 0.0);
   for (std::size_t c = 0; c < m; ++c) out.pulls[c * k + mixed.optimal_arm(c)] = kInfinity;
+  for (std::size_t i = 0; i < tied.size(); ++i) {
+    if (tied[i] != 0) out.pulls[i] = kInfinity;
+  }
   if (sigma == 0.0) return out;  // every mean is known from one sample
-  const AllocationProgram program(mixed, sigma, coupling);
+  const AllocationProgram program(mixed, sigma, coupling, tied);
   if (program.size() == 0) return out;
   const auto& vars = program.variables();
   if (std::any_of(vars.begin(), vars.end(),

@@ -7,8 +7,11 @@
 namespace pfmab::theory {
 
 AllocationProgram::AllocationProgram(const model::MixedModel& mixed, double sigma,
-                                     Coupling coupling)
+                                     Coupling coupling, std::span<const std::uint8_t> tied)
     : arms_(mixed.arms()), paid_(mixed.arms(), false) {
+  const auto variable = [&](std::size_t n, std::size_t k) {
+    return k != mixed.optimal_arm(n) && (tied.empty() || tied[n * arms_ + k] == 0);
+  };
   const double m = static_cast<double>(mixed.clients());
   const double other = (1.0 - mixed.alpha()) / m;
   shared_ = other * other;
@@ -16,7 +19,7 @@ AllocationProgram::AllocationProgram(const model::MixedModel& mixed, double sigm
   double largest = 0.0;
   for (std::size_t n = 0; n < mixed.clients(); ++n) {
     for (std::size_t k = 0; k < arms_; ++k) {
-      if (k != mixed.optimal_arm(n)) largest = std::max(largest, mixed.gap(n, k));
+      if (variable(n, k)) largest = std::max(largest, mixed.gap(n, k));
     }
   }
   // The gaps times 2^scale_, largest in [1, 2): exact, and D'^2 no longer
@@ -26,7 +29,7 @@ AllocationProgram::AllocationProgram(const model::MixedModel& mixed, double sigm
   for (std::size_t n = 0; n < mixed.clients(); ++n) {
     const auto best = static_cast<std::uint32_t>(mixed.optimal_arm(n));
     for (std::size_t k = 0; k < arms_; ++k) {
-      if (k == best) continue;
+      if (!variable(n, k)) continue;
       const double gap = std::ldexp(mixed.gap(n, k), scale_);
       vars_.push_back({static_cast<std::uint32_t>(n), static_cast<std::uint32_t>(k), best,
                        kUncoupled, gap, gap * gap / (2.0 * sigma * sigma)});

@@ -37,7 +37,10 @@ class AllocationProgram {
     double room;  // r_i: D'^2 / (2 sigma^2), in the solver's units
   };
 
-  AllocationProgram(const model::MixedModel& mixed, double sigma, Coupling coupling);
+  // `tied` (optimal_allocation's): arms that have no variable beside each
+  // client's best.
+  AllocationProgram(const model::MixedModel& mixed, double sigma, Coupling coupling,
+                    std::span<const std::uint8_t> tied = {});
 
   std::size_t size() const { return vars_.size(); }
   std::size_t arms() const { return arms_; }

@@ -63,6 +63,44 @@ TEST_F(OneClient, PhaseEndingExactlyAtTheHorizonIsCharged) {
   EXPECT_EQ(t.series().comm_count, (std::vector<std::uint64_t>{2}));
 }
 
+// Round robin over the arms still owed pulls, in index order, slot by slot:
+// what Run::add_pulls must give for every prefix of a run of unequal counts.
+std::vector<std::uint64_t> played_slot_by_slot(const Run& run, std::uint64_t elapsed,
+                                               std::size_t arms) {
+  std::vector<std::uint64_t> per_arm(arms, 0), owed(run.counts.begin(), run.counts.end());
+  while (elapsed > 0) {
+    for (std::size_t i = 0; i < owed.size() && elapsed > 0; ++i) {
+      if (owed[i] == 0) continue;
+      --owed[i];
+      ++per_arm[run.arms[i]];
+      --elapsed;
+    }
+  }
+  return per_arm;
+}
+
+// Both the counts sorted on the stack (few arms) and on the heap (more than
+// 64), every prefix from none to the whole run.
+TEST(RunOfUnequalCounts, EveryPrefixIsRoundRobinOverTheArmsStillOwed) {
+  for (const std::size_t n : {std::size_t{3}, std::size_t{70}}) {
+    std::vector<std::uint32_t> arms(n);
+    std::vector<std::uint64_t> counts(n);
+    for (std::size_t i = 0; i < n; ++i) {
+      arms[i] = static_cast<std::uint32_t>(n - 1 - i);  // not in index order
+      counts[i] = (i * 7) % 5;                          // ties and zeros among them
+    }
+    sim::Run run;
+    run.arms = arms;
+    run.counts = counts;
+    for (std::uint64_t elapsed = 0; elapsed <= run.slots(); ++elapsed) {
+      std::vector<std::uint64_t> per_arm(n, 0);
+      run.add_pulls(elapsed, per_arm.data());
+      ASSERT_EQ(per_arm, played_slot_by_slot(run, elapsed, n))
+          << n << " arms, " << elapsed << " slots";
+    }
+  }
+}
+
 TEST(CheckpointGrid, SortedUniqueWithinHorizonAndEndsAtT) {
   for (std::uint64_t horizon : {1ULL, 2ULL, 7ULL, 1000ULL, 1'000'000ULL, 1'000'000'000'000ULL}) {
     const auto grid = checkpoint_grid(horizon);

@@ -84,6 +84,41 @@ TEST(Allocation, AtAlphaZeroItIsOneBanditSampledByEveryClient) {
   EXPECT_NEAR(solved.constant, expected, 1e-7 * expected);
 }
 
+// An arm passed as tied is one of its client's best arms: no constraint,
+// pulls +inf. At alpha = 1 C* is Lai and Robbins per client, so tying arm k
+// at client m removes exactly its term 2 / D'_{k,m}; an arm tied to the best
+// by its means (gap 0, C* infinite) leaves a finite program once passed.
+TEST(Allocation, ATiedArmHasNoConstraint) {
+  const auto game = synthetic_instance();
+  const model::MixedModel mixed(*game, 1.0);
+  std::vector<std::uint8_t> tied(mixed.clients() * mixed.arms(), 0);
+  double expected = 0.0;
+  for (std::size_t m = 0; m < mixed.clients(); ++m) {
+    for (std::size_t k = 0; k < mixed.arms(); ++k) {
+      if (k == mixed.optimal_arm(m)) continue;
+      if (k == 0 || k == 8) {
+        tied[m * mixed.arms() + k] = 1;
+      } else {
+        expected += 2.0 / mixed.gap(m, k);
+      }
+    }
+  }
+  const auto solved =
+      optimal_allocation(mixed, 1.0, Coupling::coupled, theory::kExactGap, {}, nullptr, tied);
+  EXPECT_NEAR(solved.constant, expected, 1e-7 * expected);
+  for (std::size_t m = 0; m < mixed.clients(); ++m) {
+    EXPECT_TRUE(std::isinf(solved.pulls[m * mixed.arms()]));
+  }
+
+  const auto level = instance_of({{0.9, 0.9, 0.1}, {0.9, 0.9, 0.1}});
+  const model::MixedModel level_mixed(*level, 0.5);
+  EXPECT_TRUE(std::isinf(optimal_allocation(level_mixed, 1.0).constant));
+  const std::vector<std::uint8_t> second{0, 1, 0, 0, 1, 0};
+  EXPECT_TRUE(std::isfinite(optimal_allocation(level_mixed, 1.0, Coupling::coupled,
+                                               theory::kExactGap, {}, nullptr, second)
+                                .constant));
+}
+
 // Two clients, two arms, alpha 0.5, both best at arm 0: the two constraints
 // are tight at the optimum, 0.5625 u0 + 0.0625 u1 = 0.85^2 / 2 and
 // 0.0625 u0 + 0.5625 u1 = 0.55^2 / 2, so u = (0.62, 0.2) (their multipliers,

@@ -1,6 +1,8 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
+#include <span>
 #include <vector>
 
 #include "pfmab/model/mixed_model.hpp"
@@ -57,9 +59,18 @@ inline constexpr double kExactGap = 1e-11;
 // shares. Variables it has no finite pulls for (a client's best arm that
 // changed) start cold. The result is certified the same way, whatever the
 // start.
+//
+// `tied`, if not empty (row-major client by arm, nonzero: tied), names arms
+// the program treats as optimal for a client beside its mixed-optimal one:
+// they have no variable and no constraint (Graves and Lai: an alternative
+// leaves every optimal arm's distribution unchanged, so tied best arms cost
+// nothing; docs/allocation.md, "Ties"), and their pulls are +inf. pf-alloc
+// passes the arms its estimates tie with a client's best, so that the
+// estimated game's program stays finite (docs/pf-alloc.md, rule 7).
 OptimalAllocation optimal_allocation(const model::MixedModel& mixed, double sigma,
                                      Coupling coupling = Coupling::coupled,
                                      double gap_share = kExactGap, const StopToken& stop = {},
-                                     const OptimalAllocation* warm_start = nullptr);
+                                     const OptimalAllocation* warm_start = nullptr,
+                                     std::span<const std::uint8_t> tied = {});
 
 }  // namespace pfmab::theory
