@@ -881,7 +881,7 @@ def plot_regret_over_c_star(cells, args):
 TABLE_KEYS = ["algorithm", "preset", "lengths", "alpha", "horizon", "comm_cost", "instance",
               "schedule_formula"]
 STAT_COLUMNS = ["replications", "regret", "ci95_low", "ci95_high", "late_slope", "exchanges",
-                "phases", "identified", "theorem1_lower", "c_star_log_T",
+                "comm_share", "phases", "identified", "theorem1_lower", "c_star_log_T",
                 "regret_over_c_star_log_T", "theorem2_upper"]
 
 
@@ -906,6 +906,16 @@ def late_slope(cell):
     return float(slope / (regret[-1] / t[-1])) if regret[-1] > 0 else float("nan")
 
 
+def comm_share(cell):
+    """The part of the mean regret at T that is communication: C times the
+    mean exchanges over the mean regret (the regret counts C per exchange),
+    as the engine's summaries give it (CellReport::comm_share)."""
+    exchanges = float(cell["summary"]["comm_count"]["mean"][-1])
+    if exchanges == 0:
+        return 0.0
+    return cell["keys"]["comm_cost"] * exchanges / float(cell["summary"]["regret"]["mean"][-1])
+
+
 def table_rows(cells, keys):
     rows = []
     for c in cells:
@@ -919,6 +929,7 @@ def table_rows(cells, keys):
             "regret": float(r["mean"][-1]), "ci95_low": float(r["ci95_low"][-1]),
             "ci95_high": float(r["ci95_high"][-1]), "late_slope": late_slope(c),
             "exchanges": float(c["summary"]["comm_count"]["mean"][-1]),
+            "comm_share": comm_share(c),
             "phases": float(np.mean(c["phases"])) if c["done"] else float("nan"),
             "identified": float(np.mean(c["identified"])) if c["done"] else float("nan"),
             "theorem1_lower": c["theorem1_lower_bound"],
@@ -942,7 +953,7 @@ def write_table(cells, csv_path=None, md_path=None, where=None):
             writer.writerows(rows)
     if md_path:
         def cell_text(column, value):
-            if column == "identified":
+            if column in ("identified", "comm_share"):
                 return f"{100 * value:.1f}%"
             if column in ("late_slope", "regret_over_c_star_log_T"):
                 return f"{value:.3f}"

@@ -58,6 +58,37 @@ TEST(CliRun, JsonHasEveryFieldAndOneCellPerAlpha) {
   EXPECT_LE(c["identified"].get<double>(), 1.0);
 }
 
+// How much of a cell's regret is communication (issue 26): C times the mean
+// exchanges over the mean regret, in the run's summary and in the file's,
+// and 0 where an exchange costs nothing. The regret counts C per exchange,
+// so the share of pf-alloc at C = 10 is well above 0 and below 1.
+TEST(CliRun, TheCommunicationShareIsCTimesTheExchangesOverTheRegret) {
+  TempDir dir("comm-share");
+  const auto output = dir / "out.h5";
+  const auto run = run_cli({"run", "--means", shared_data("synthetic_4x9.csv"), "--alpha", "0.5",
+                            "-C", "0,10", "--algorithm", "pf-alloc,pf-ucb", "-T", "1e5", "-R", "8",
+                            "-o", output.string(), "-q", "--json"});
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  const auto summary = run_cli({"summary", "--json", output.string()});
+  ASSERT_EQ(summary.exit_code, 0) << summary.err;
+  for (const auto& text : {run.out, summary.out}) {
+    const auto cells = nlohmann::json::parse(text)["cells"];
+    ASSERT_EQ(cells.size(), 4u);
+    for (const auto& c : cells) {
+      const double cost = c["keys"]["comm_cost"], exchanges = c["comm_count"]["mean"],
+                   regret = c["regret"]["mean"], share = c["comm_share"];
+      ASSERT_GT(exchanges, 0.0);
+      EXPECT_DOUBLE_EQ(share, cost * exchanges / regret) << c;
+      if (cost > 0) {
+        EXPECT_GT(share, 0.0) << c;
+        EXPECT_LT(share, 1.0) << c;
+      }
+    }
+  }
+  const auto table = run_cli({"summary", output.string()});
+  EXPECT_NE(table.out.find("comm share"), std::string::npos) << table.out;
+}
+
 // A damaged output whose regret rows are NaN: its summary table says n/a
 // where there is no number, never nan (issue 25).
 TEST(CliRun, ASummaryOfNanRowsPrintsNotAvailableNotNan) {

@@ -565,6 +565,23 @@ class Plots(unittest.TestCase):
         self.assertIn("| comm_cost |", header)
         self.assertIn("| instance |", header)
 
+    def test_table_comm_share_is_the_summarys(self):
+        csv_path = os.path.join(self.dir, "share.csv")
+        done = self.command("table", "sweep.h5", "--csv", csv_path)
+        self.assertEqual(done.returncode, 0, done.stderr)
+        with open(csv_path, encoding="utf-8") as f:
+            rows = list(csv.DictReader(f))
+        summary = subprocess.run([PFMAB, "summary", self.path("sweep"), "--json"],
+                                 capture_output=True, text=True, check=True)
+        engine = json.loads(summary.stdout)["cells"]
+        self.assertEqual(len(rows), len(engine))
+        # the cells are in the file's order in both; C = 10 cells pay for their exchanges
+        for row, cell in zip(rows, engine):
+            self.assertAlmostEqual(float(row["comm_share"]), cell["comm_share"], delta=1e-12)
+        self.assertTrue(any(float(r["comm_share"]) > 0 for r in rows))
+        self.assertTrue(all(float(r["comm_share"]) == 0 for r in rows
+                            if float(r["comm_cost"]) == 0))
+
     # --- bad input -----------------------------------------------------------------
 
     def test_bad_keys_and_filters_are_refused(self):

@@ -25,10 +25,16 @@ CellReport describe(const sim::Cell& cell, const CellValues& values, std::uint64
   d.schedule = cell.algorithm().schedule();
   d.rewards = model::to_string(cell.instance().rewards().kind);
   d.mode = sim::to_string(cell.drawn_fidelity());
+  d.comm_cost = cell.spec().comm_cost;
   d.keys = cell_keys(values, d.mode);
   d.bounds = cell.algorithm().bounds(cell, games, stop);
   d.requested = requested;
   return d;
+}
+
+double CellReport::comm_share() const {
+  if (comm_count_mean == 0.0) return 0.0;
+  return comm_cost * comm_count_mean / regret.mean;
 }
 
 std::vector<CellKey> cell_keys(const CellValues& values, const std::string& mode) {
@@ -178,6 +184,7 @@ nlohmann::json to_json(std::uint64_t seed, const std::string& digest,
           {"std", c.regret.std},
           {"ci95", {c.regret.ci95_low, c.regret.ci95_high}}}},
         {"comm_count", {{"mean", c.comm_count_mean}}},
+        {"comm_share", c.comm_share()},
         {"phases", {{"mean", c.phases_mean}}},
         {"identified", c.identified},
         {"bounds", to_json(c.bounds)},
@@ -209,6 +216,11 @@ std::string constants_legend(const char* columns) {
 std::string fixed(double value, int digits) {
   if (std::isinf(value) && value > 0) return "inf";  // C* of a game with a tied best arm
   return std::isfinite(value) ? fmt::format("{:.{}f}", value, digits) : "n/a";
+}
+
+// A fraction as a percentage with one decimal, "n/a" where it is none.
+std::string percent(double fraction) {
+  return std::isfinite(fraction) ? fixed(100.0 * fraction, 1) + "%" : "n/a";
 }
 
 std::string interval(double low, double high, int digits = 1) {
@@ -346,9 +358,9 @@ void print_table(std::ostream& out, std::uint64_t seed, const std::string& diges
                  std::span<const CellReport> cells) {
   const KeyColumns keys(cells);
   keys.print_constants(out);
-  fmt::print(out, "{}{:>11} {:>12} {:>25} {:>10} {:>7} {:>10} {:>11} {:>10} {:>22} {:>12}\n",
-             keys.header(), "reps", "regret", "95% CI", "comm", "phases", "identified",
-             "Th.1 log T", "C* log T", "regret / C* log T", "upper Th.2");
+  fmt::print(out, "{}{:>11} {:>12} {:>25} {:>10} {:>10} {:>7} {:>10} {:>11} {:>10} {:>22} {:>12}\n",
+             keys.header(), "reps", "regret", "95% CI", "comm", "comm share", "phases",
+             "identified", "Th.1 log T", "C* log T", "regret / C* log T", "upper Th.2");
   for (std::size_t i = 0; i < cells.size(); ++i) {
     const auto& c = cells[i];
     // an interrupted run shows how far each cell got
@@ -360,15 +372,16 @@ void print_table(std::ostream& out, std::uint64_t seed, const std::string& diges
       continue;
     }
     // every number through fixed(): a damaged output's NaN rows read n/a
-    const auto share = std::isfinite(c.identified) ? fixed(100.0 * c.identified, 1) + "%" : "n/a";
-    fmt::print(out, "{}{:>11} {:>12} {:>25} {:>10} {:>7} {:>10} {:>11} {:>10} {:>22} {:>12}\n",
+    fmt::print(out,
+               "{}{:>11} {:>12} {:>25} {:>10} {:>10} {:>7} {:>10} {:>11} {:>10} {:>22} {:>12}\n",
                keys.row(i), reps, fixed(c.regret.mean, 1),
                interval(c.regret.ci95_low, c.regret.ci95_high), fixed(c.comm_count_mean, 1),
-               fixed(c.phases_mean, 2), share, fixed(c.bounds.theorem1_lower(), 1),
-               fixed(c.bounds.c_star_log_horizon(), 1), c_star_ratio(c),
-               fixed(c.bounds.theorem2_upper, 1));
+               percent(c.comm_share()), fixed(c.phases_mean, 2), percent(c.identified),
+               fixed(c.bounds.theorem1_lower(), 1), fixed(c.bounds.c_star_log_horizon(), 1),
+               c_star_ratio(c), fixed(c.bounds.theorem2_upper, 1));
   }
-  fmt::print(out, "{}\n",
+  fmt::print(out,
+             "comm share: the part of the regret that is communication, C x comm / regret.\n{}\n",
              constants_legend("Th.1 log T, C* log T: asymptotic constants times log T"));
   print_c_star_notes(out, cells);
   fmt::print(out, "seed {}  digest {}\n", seed, digest);

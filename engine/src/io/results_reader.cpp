@@ -217,8 +217,9 @@ std::pair<std::vector<CellReport>, std::string> read_reports(const ResultsReader
     const auto& stored = file.cells()[c];
     CellReport description;
     description.algorithm = stored.algorithm;
-    description.keys =
-        cell_keys(CellValues::from_json(stored.parameters, stored.instance), stored.mode);
+    const auto values = CellValues::from_json(stored.parameters, stored.instance);
+    description.keys = cell_keys(values, stored.mode);
+    description.comm_cost = values.real("comm_cost");
     description.alpha = stored.alpha;
     description.clients = stored.clients;
     description.arms = stored.arms;

@@ -42,12 +42,18 @@ struct CellReport {
   std::string schedule;         // f(p), "none" for an algorithm without one
   std::string rewards;          // "gaussian" or "bernoulli"
   std::string mode;             // the fidelity its rewards were drawn with
+  double comm_cost = 0.0;       // C: the regret an exchange costs
   theory::Bounds bounds;        // the paper's theory for the cell
   std::uint64_t requested = 0;  // replications asked for
   stats::Summary regret;        // pseudo-regret at T, over the replications done
   double comm_count_mean = 0.0;
   double phases_mean = 0.0;
   double identified = 0.0;  // fraction of replications
+
+  // The share of the mean regret that is communication: C times the mean
+  // exchanges over the mean regret (which counts C per exchange,
+  // sim::Trajectory); 0 for a cell that never exchanges.
+  double comm_share() const;
 };
 
 // Every field of a cell's report but the statistics, from the cell and the
