@@ -111,8 +111,11 @@ class InputError(ValueError):
 # size (its instance says it), the bounds computed from the parameters, its
 # replications and the keys it has no use for (no_effect).
 NOT_KEYS = {"index", "clients", "arms", "theorem1_constant", "theorem1_lower_bound",
-            "corollary1_constant", "corollary1_lower_bound", "c_star", "c_star_log_T",
-            "c_star_note", "theorem2_upper_bound", "theorem2_note", "replications", "no_effect"}
+            "corollary1_constant", "corollary1_lower_bound", "game", "theorem2_upper_bound",
+            "theorem2_note", "replications", "no_effect"}
+# The output format this tool reads (engine/src/io/results_layout.hpp's
+# kFormat, docs/outputs.md): a cell's C* is its game's (games/NNNN).
+FORMAT = "pfmab-results-9"
 # The order keys are named in (titles, legends, table columns); others follow.
 KEY_ORDER = ["file", "instance", "algorithm", "preset", "lengths", "alpha", "algorithm_alpha",
              "comm_cost", "horizon", "schedule_formula", "schedule", "mode"]
@@ -172,6 +175,9 @@ def load(path):
     with f:
         if "format" not in f.attrs or not text(f.attrs["format"]).startswith("pfmab-results-"):
             raise InputError(f"'{path}' is not a pfmab output (no format attribute)")
+        if text(f.attrs["format"]) != FORMAT:
+            raise InputError(f"'{path}' is {text(f.attrs['format'])}, this tool reads {FORMAT}: "
+                             "run its experiment again with this pfmab")
         cells = []
         for name in sorted(f["cells"]):
             g = f["cells"][name]
@@ -179,6 +185,8 @@ def load(path):
             # the fields it uses of the complete records, one read
             rows = g["replications"].fields(["phases", "comm_count", "fixed_optimal"])[:done]
             attrs = {k: plain(v) for k, v in g.attrs.items()}
+            game = f["games"][f"{int(g.attrs['game']):04}"].attrs
+            c_star = float(game["c_star"])
             keys = {k: v for k, v in attrs.items() if k not in NOT_KEYS}
             keys["file"] = path
             no_effect = set(filter(None, text(g.attrs.get("no_effect", "")).split(",")))
@@ -189,9 +197,9 @@ def load(path):
                 instance_path=keys["instance"],  # as given; keys name it (instance_names)
                 no_effect=no_effect,
                 theorem1_constant=float(g.attrs["theorem1_constant"]),
-                c_star=float(g.attrs.get("c_star", math.nan)),
-                c_star_note=text(g.attrs.get("c_star_note", "")),
-                c_star_log_T=float(g.attrs.get("c_star_log_T", math.nan)),
+                c_star=c_star,
+                c_star_note=text(game["c_star_note"]),
+                c_star_log_T=c_star * math.log(int(g.attrs["horizon"])),
                 theorem1_lower_bound=float(g.attrs["theorem1_lower_bound"]),
                 theorem2_upper_bound=float(g.attrs["theorem2_upper_bound"]),
                 clients=int(g.attrs["clients"]),

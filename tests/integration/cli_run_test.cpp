@@ -2,9 +2,11 @@
 // table.
 #include <cmath>
 #include <fstream>
+#include <map>
 #include <string>
 #include <vector>
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <hdf5.h>
 #include <nlohmann/json.hpp>
@@ -87,6 +89,52 @@ TEST(CliRun, TheCommunicationShareIsCTimesTheExchangesOverTheRegret) {
   }
   const auto table = run_cli({"summary", output.string()});
   EXPECT_NE(table.out.find("comm share"), std::string::npos) << table.out;
+}
+
+// C* depends on the game only (the means, the alpha it is measured at, the
+// reward family): an output stores it once per game under /games, and each
+// cell names its game (issue 26). Two alphas x two algorithms x two
+// horizons: eight cells, two games, each C* the run's.
+TEST(CliRun, AnOutputStoresEachGamesCStarOnce) {
+  TempDir dir("games");
+  const auto output = dir / "out.h5";
+  const auto r = run_cli({"run", "--means", shared_data("synthetic_4x9.csv"), "--alpha", "0,0.5",
+                          "--algorithm", "pf-ucb,pf-alloc", "-T", "1e3,1e4", "-R", "2", "-o",
+                          output.string(), "-q", "--json"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto cells = nlohmann::json::parse(r.out)["cells"];
+  ASSERT_EQ(cells.size(), 8u);
+  const hid_t file = H5Fopen(output.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
+  ASSERT_GE(file, 0);
+  const auto read = [](hid_t object, const char* name, hid_t type, void* value) {
+    const hid_t attribute = H5Aopen(object, name, H5P_DEFAULT);
+    EXPECT_GE(H5Aread(attribute, type, value), 0) << name;
+    H5Aclose(attribute);
+  };
+  const hid_t games = H5Gopen2(file, "games", H5P_DEFAULT);
+  H5G_info_t info;
+  ASSERT_GE(H5Gget_info(games, &info), 0);
+  EXPECT_EQ(info.nlinks, 2u);
+  std::map<double, std::uint64_t> game_of_alpha;
+  for (std::size_t c = 0; c < cells.size(); ++c) {
+    const hid_t cell = H5Gopen2(file, fmt::format("cells/{:04}", c).c_str(), H5P_DEFAULT);
+    std::uint64_t game = 0;
+    read(cell, "game", H5T_NATIVE_UINT64, &game);
+    H5Gclose(cell);
+    // the cells of one alpha share a game, those of another do not
+    const auto [at, first] = game_of_alpha.emplace(cells[c]["alpha"].get<double>(), game);
+    EXPECT_EQ(at->second, game) << c;
+    const hid_t group = H5Gopen2(games, fmt::format("{:04}", game).c_str(), H5P_DEFAULT);
+    double c_star = 0.0, alpha = -1.0;
+    read(group, "c_star", H5T_NATIVE_DOUBLE, &c_star);
+    read(group, "alpha", H5T_NATIVE_DOUBLE, &alpha);
+    H5Gclose(group);
+    EXPECT_EQ(c_star, cells[c]["bounds"]["c_star"].get<double>()) << c;
+    EXPECT_EQ(alpha, cells[c]["alpha"].get<double>()) << c;
+  }
+  EXPECT_EQ(game_of_alpha.size(), 2u);
+  H5Gclose(games);
+  H5Fclose(file);
 }
 
 // A damaged output whose regret rows are NaN: its summary table says n/a

@@ -457,7 +457,7 @@ INSTANTIATE_TEST_SUITE_P(
                      H5Fcreate(p.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT));
                  h5::write_dataset(file.get(), "x", std::vector<double>{1, 2, 3}, {3});
                },
-               "no 'pfmab-results-8' format attribute (not written by pfmab)"},
+               "no 'pfmab-results-9' format attribute (not written by pfmab)"},
         // a resumed run of this file ran for ever
         Damage{
             "done_above_replications",

@@ -303,7 +303,7 @@ TEST_F(ResultsRoundTrip, EveryFieldReadBackEqualsWhatWasWritten) {
     writer.write_summaries();
   }
   const io::ResultsReader reader(path);
-  EXPECT_EQ(reader.attribute("format"), "pfmab-results-8");
+  EXPECT_EQ(reader.attribute("format"), "pfmab-results-9");
   EXPECT_EQ(reader.attribute("sweep_keys"), "alpha");
   EXPECT_EQ(reader.shard(), sim::Shard{});
   EXPECT_FALSE(reader.partial());

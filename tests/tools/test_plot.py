@@ -584,6 +584,19 @@ class Plots(unittest.TestCase):
 
     # --- bad input -----------------------------------------------------------------
 
+    def test_another_format_is_refused(self):
+        import shutil
+
+        import h5py
+        import numpy
+
+        old = os.path.join(self.dir, "old.h5")
+        shutil.copy(self.path("sweep"), old)
+        with h5py.File(old, "r+") as f:
+            f.attrs["format"] = numpy.bytes_("pfmab-results-8")
+        self.refused(["regret", "old.h5"],
+                     "'old.h5' is pfmab-results-8, this tool reads pfmab-results-9")
+
     def test_bad_keys_and_filters_are_refused(self):
         self.refused(["regret", "sweep.h5", "--panels", "colour"],
                      "the cells have no key 'colour' (varied: instance (2), algorithm (2), "

@@ -204,12 +204,25 @@ std::string read_string_attribute(hid_t object, const std::string& name) {
   return value;
 }
 
-double read_double_attribute(hid_t object, const std::string& name) {
+namespace {
+
+template <class T>
+T read_scalar_attribute(hid_t object, const std::string& name) {
   Handle attr(H5Aopen(object, name.c_str(), H5P_DEFAULT));
   require_scalar(attr.get(), name);
-  double value = 0.0;
-  check(H5Aread(attr.get(), H5T_NATIVE_DOUBLE, &value), "H5Aread");
+  T value{};
+  check(H5Aread(attr.get(), native_type<T>(), &value), "H5Aread");
   return value;
+}
+
+}  // namespace
+
+double read_double_attribute(hid_t object, const std::string& name) {
+  return read_scalar_attribute<double>(object, name);
+}
+
+std::uint64_t read_uint_attribute(hid_t object, const std::string& name) {
+  return read_scalar_attribute<std::uint64_t>(object, name);
 }
 
 namespace {

@@ -89,6 +89,7 @@ void write_attribute(hid_t object, const std::string& name, double value);
 void write_attribute(hid_t object, const std::string& name, std::uint64_t value);
 std::string read_string_attribute(hid_t object, const std::string& name);
 double read_double_attribute(hid_t object, const std::string& name);
+std::uint64_t read_uint_attribute(hid_t object, const std::string& name);
 bool has_attribute(hid_t object, const std::string& name);
 
 // Datasets are created without room for attributes (pfmab gives none but

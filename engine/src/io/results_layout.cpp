@@ -5,6 +5,7 @@
 #include <cmath>
 #include <ctime>
 #include <limits>
+#include <set>
 #include <string_view>
 #include <variant>
 
@@ -54,15 +55,14 @@ h5::Handle swmr_read_access() {
 }
 
 // The paper's theory for a cell, as attributes of its group
-// (docs/outputs.md): written once, when the output is created.
+// (docs/outputs.md): written once, when the output is created. Its C* is
+// its game's, stored once for every cell of the game (write_game).
 void write_bounds(hid_t group, const theory::Bounds& b) {
   h5::write_attribute(group, "theorem1_constant", b.theorem1_constant);
   h5::write_attribute(group, "theorem1_lower_bound", b.theorem1_lower());
   h5::write_attribute(group, "corollary1_constant", b.corollary1_constant);
   h5::write_attribute(group, "corollary1_lower_bound", b.corollary1_lower());
-  h5::write_attribute(group, "c_star", b.c_star);
-  h5::write_attribute(group, "c_star_log_T", b.c_star_log_horizon());
-  h5::write_attribute(group, "c_star_note", b.c_star_note);
+  h5::write_attribute(group, "game", std::uint64_t{b.game});
   h5::write_attribute(group, "theorem2_upper_bound", b.theorem2_upper);
   h5::write_attribute(group, "theorem2_note", b.theorem2_note);
 }
@@ -141,8 +141,27 @@ void write_summary_dataset(hid_t group, hsize_t checkpoints) {
   h5::write_attribute(set.get(), "statistics", joined(CellSummary::kStatistics));
 }
 
-void create_cell(hid_t file, std::size_t index, const sim::Cell& cell, const CellValues& values,
-                 sim::ReplicationRange range, theory::Games& games, const StopToken& stop) {
+// A game's C* (theory::Games), once for all its cells: the group
+// games/NNNN, NNNN the game's index, which each of its cells records as its
+// attribute `game`. What the game is (the means, the alpha they are
+// measured with, the reward family) is said by `cell`, one of its cells.
+void write_game(hid_t file, std::size_t game, const theory::GameConstant& constant,
+                const sim::Cell& cell, const CellValues& values) {
+  h5::Handle group(
+      H5Gcreate2(file, game_name(game).c_str(), H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT));
+  h5::write_attribute(group.get(), "instance", values.means().name);
+  h5::write_attribute(group.get(), "alpha", cell.measured().alpha());
+  h5::write_attribute(group.get(), "rewards",
+                      std::string(model::to_string(cell.instance().rewards().kind)));
+  h5::write_attribute(group.get(), "sigma", cell.instance().rewards().sigma);
+  h5::write_attribute(group.get(), "c_star", constant.c_star);
+  h5::write_attribute(group.get(), "c_star_note", constant.note);
+}
+
+// Creates cell `index`'s group; returns the index of its game.
+std::size_t create_cell(hid_t file, std::size_t index, const sim::Cell& cell,
+                        const CellValues& values, sim::ReplicationRange range, theory::Games& games,
+                        const StopToken& stop) {
   const auto name = group_name(index);
   // Its attributes in its object header, however many: past 8, HDF5 would
   // move them to a heap and a B-tree of their own, 2 KB more per cell.
@@ -159,7 +178,8 @@ void create_cell(hid_t file, std::size_t index, const sim::Cell& cell, const Cel
   h5::write_attribute(group.get(), "schedule_formula", cell.algorithm().schedule());
   h5::write_attribute(group.get(), "clients", std::uint64_t{cell.instance().clients()});
   h5::write_attribute(group.get(), "arms", std::uint64_t{cell.instance().arms()});
-  write_bounds(group.get(), cell.algorithm().bounds(cell, games, stop));
+  const auto bounds = cell.algorithm().bounds(cell, games, stop);
+  write_bounds(group.get(), bounds);
 
   const auto m = cell.instance().clients(), k = cell.instance().arms();
   std::vector<double> means;
@@ -181,11 +201,13 @@ void create_cell(hid_t file, std::size_t index, const sim::Cell& cell, const Cel
   // Summaries are written when the cell completes; SWMR allows no new
   // objects once it starts, so it exists (as NaN) from the beginning.
   write_summary_dataset(group.get(), grid.size());
+  return bounds.game;
 }
 
 }  // namespace
 
 std::string group_name(std::size_t cell) { return fmt::format("cells/{:04}", cell); }
+std::string game_name(std::size_t game) { return fmt::format("games/{:04}", game); }
 
 std::string now_utc() {
   const std::time_t t = std::time(nullptr);
@@ -231,10 +253,15 @@ void create_output(const std::filesystem::path& path, const Experiment& experime
   }
   h5::write_attribute(root, "sweep_keys", keys);
   h5::Handle(H5Gcreate2(root, "cells", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT));
+  h5::Handle(H5Gcreate2(root, "games", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT));
+  std::set<std::size_t> written;  // the games of the cells so far
   for (std::size_t c = 0; c < cells.size(); ++c) {
     stop.throw_if_requested();
-    create_cell(root, c, cells[c], experiment.values[c], shard.range(experiment.replications(c)),
-                games, stop);
+    const auto game = create_cell(root, c, cells[c], experiment.values[c],
+                                  shard.range(experiment.replications(c)), games, stop);
+    if (written.insert(game).second) {
+      write_game(root, game, games[game], cells[c], experiment.values[c]);
+    }
   }
   created.close();  // written: complete on disk
 }
@@ -319,13 +346,15 @@ h5::Handle open_for_reading(const std::filesystem::path& path) {
       H5Fopen(path.c_str(), H5F_ACC_RDONLY | H5F_ACC_SWMR_READ, swmr_read_access().get()));
 }
 
-theory::Bounds read_bounds(hid_t group, std::uint64_t horizon) {
+theory::Bounds read_bounds(hid_t file, hid_t group, std::uint64_t horizon) {
   theory::Bounds b;
   b.log_horizon = std::log(static_cast<double>(horizon));
   b.theorem1_constant = h5::read_double_attribute(group, "theorem1_constant");
   b.corollary1_constant = h5::read_double_attribute(group, "corollary1_constant");
-  b.c_star = h5::read_double_attribute(group, "c_star");
-  b.c_star_note = h5::read_string_attribute(group, "c_star_note");
+  b.game = h5::read_uint_attribute(group, "game");
+  h5::Handle game(H5Gopen2(file, game_name(b.game).c_str(), H5P_DEFAULT));
+  b.c_star = h5::read_double_attribute(game.get(), "c_star");
+  b.c_star_note = h5::read_string_attribute(game.get(), "c_star_note");
   b.theorem2_upper = h5::read_double_attribute(group, "theorem2_upper_bound");
   b.theorem2_note = h5::read_string_attribute(group, "theorem2_note");
   return b;

@@ -32,10 +32,12 @@ namespace pfmab::io {
 // no_effect, no root mode; 7: each cell's C* (c_star, c_star_log_T,
 // c_star_note); 8: each cell's summary one dataset [series, statistic,
 // checkpoint], not a group of 35, and its rows one dataset of records
-// (RowRecords), not ten
-inline constexpr const char* kFormat = "pfmab-results-8";
+// (RowRecords), not ten; 9: each game's C* once (games/NNNN), a cell's
+// attribute `game` in place of its c_star, c_star_log_T and c_star_note
+inline constexpr const char* kFormat = "pfmab-results-9";
 
 std::string group_name(std::size_t cell);  // cells/NNNN
+std::string game_name(std::size_t game);   // games/NNNN
 std::string canonical_text(const Experiment& experiment);
 std::string now_utc();
 
@@ -66,7 +68,8 @@ void record_merge(const std::filesystem::path& path,
 // Opens an output to read it, also while a writer appends to it.
 h5::Handle open_for_reading(const std::filesystem::path& path);
 
-theory::Bounds read_bounds(hid_t group, std::uint64_t horizon);
+// The bounds of the cell of `group` in `file`, its C* its game's.
+theory::Bounds read_bounds(hid_t file, hid_t group, std::uint64_t horizon);
 std::vector<sim::ReplicationRange> read_ranges(hid_t group);
 std::uint64_t read_done(hid_t group);  // replications_done
 void write_done(hid_t group, std::uint64_t done);

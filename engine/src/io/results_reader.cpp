@@ -125,7 +125,7 @@ ResultsReader::ResultsReader(const std::filesystem::path& path, const OptionName
       cell.instance = h5::read_string_attribute(group.get(), "instance");
       cell.schedule_formula = h5::read_string_attribute(group.get(), "schedule_formula");
       cell.mode = h5::read_string_attribute(group.get(), "mode");
-      cell.bounds = read_bounds(group.get(), cell.horizon);
+      cell.bounds = read_bounds(file_->get(), group.get(), cell.horizon);
       auto grid = open_dataset(group.get(), "checkpoints");
       if (h5::dims(grid.get()).size() != 1) throw unreadable(cell.name + "/checkpoints is not 1-D");
       cell.checkpoints = h5::read_block<std::uint64_t>(grid.get(), 0, h5::dims(grid.get())[0]);

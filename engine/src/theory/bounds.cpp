@@ -63,7 +63,8 @@ Bounds compute_bounds(const model::Instance& instance, const model::MixedModel& 
 
   Bounds b;
   b.log_horizon = std::log(static_cast<double>(horizon));
-  const auto& game = games[games.add(instance, mixed, stop)];
+  b.game = games.add(instance, mixed, stop);
+  const auto& game = games[b.game];
   b.c_star = game.c_star;
   b.c_star_note = game.note;
   b.corollary1_constant = gaussian ? 0.0 : nan;

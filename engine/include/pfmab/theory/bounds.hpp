@@ -1,5 +1,6 @@
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <string>
 
@@ -40,6 +41,7 @@ struct Bounds {
   // client's best arm is tied.
   double c_star = 0.0;
   std::string c_star_note;   // why c_star is NaN; empty otherwise
+  std::size_t game = 0;      // its game's index in the run's Games (the output's games/NNNN)
   double log_horizon = 0.0;  // log T
   // Theorem 2 (Eqn. (10)) at T for the cell's schedule f(p) and costs: an
   // upper bound on PF-UCB's R(T). NaN when it does not apply (see note).
