@@ -145,7 +145,9 @@ OptimalAllocation optimal_allocation(const model::MixedModel& mixed, double sigm
       best_f = f;
       best = u;
     }
-    lower = std::max(lower, program.dual_bound(y));
+    // w = A^T y: the dual bound's and this step's
+    program.transpose_times(y, w);
+    lower = std::max(lower, program.dual_bound(y, w));
     const double gap = best_f - lower;
     if (gap <= gap_share * best_f) break;
     stalled = gap < last_gap ? 0 : stalled + 1;
@@ -155,7 +157,6 @@ OptimalAllocation optimal_allocation(const model::MixedModel& mixed, double sigm
     const double mu = dot(s, y) / count;
     // complementarity at rounding level: no step can raise the bound
     if (mu * count <= kRounding * f) break;
-    program.transpose_times(y, w);
     for (std::size_t i = 0; i < n; ++i) {
       curvature[i] = 2.0 * w[i] / u[i];
       weight[i] = y[i] / s[i];
@@ -212,7 +213,8 @@ OptimalAllocation optimal_allocation(const model::MixedModel& mixed, double sigm
   }
   f = best_f;
   u.swap(best);
-  lower = std::max(lower, program.dual_bound(y));
+  program.transpose_times(y, w);
+  lower = std::max(lower, program.dual_bound(y, w));
 
   out.gap = std::max(0.0, (f - lower) / f);
   out.constant = program.constant(f);

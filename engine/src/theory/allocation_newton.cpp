@@ -39,7 +39,15 @@ NewtonSystem::NewtonSystem(const AllocationProgram& program)
       stiffness_(program.arms()),
       delta_(program.arms()),
       cross_by_slot_(program.arms() * slots_),
-      stiffness_by_slot_(program.arms() * slots_) {
+      stiffness_by_slot_(program.arms() * slots_),
+      r1_(program.arms()),
+      r2_(program.arms()),
+      d_sum_(program.arms()),
+      nu_(program.arms()),
+      rhs_(2 * slots_),
+      solution_(2 * slots_),
+      residual_(2 * slots_),
+      work_(2 * slots_) {
   for (std::size_t j = 0; j < slots_; ++j) {
     slot_of_[program.coupled_arms()[j]] = static_cast<std::uint32_t>(j);
   }
@@ -122,10 +130,29 @@ void NewtonSystem::factor(std::span<const double> curvature, std::span<const dou
   qr_.compute(equilibration_.asDiagonal() * reduced_ * equilibration_.asDiagonal());
 }
 
-void NewtonSystem::solve(std::span<const double> gradient, std::span<double> du) const {
+void NewtonSystem::qr_solve_in_place(Eigen::VectorXd& dst) {
+  const Eigen::Index pivots = qr_.nonzeroPivots();
+  if (pivots == 0) {
+    dst.setZero();
+    return;
+  }
+  work_.applyOnTheLeft(qr_.householderQ().setLength(pivots).adjoint());
+  qr_.matrixQR()
+      .topLeftCorner(pivots, pivots)
+      .triangularView<Eigen::Upper>()
+      .solveInPlace(work_.topRows(pivots));
+  const auto& order = qr_.colsPermutation().indices();
+  for (Eigen::Index i = 0; i < pivots; ++i) dst(order(i)) = work_(i);
+  for (Eigen::Index i = pivots; i < qr_.cols(); ++i) dst(order(i)) = 0.0;
+}
+
+void NewtonSystem::solve(std::span<const double> gradient, std::span<double> du) {
   const auto& vars = program_.variables();
   const std::size_t arms = program_.arms();
-  std::vector<double> r1(arms, 0.0), r2(arms, 0.0);  // E1's right side; -E2's
+  std::vector<double>& r1 = r1_;  // E1's right side
+  std::vector<double>& r2 = r2_;  // -E2's
+  std::fill(r1.begin(), r1.end(), 0.0);
+  std::fill(r2.begin(), r2.end(), 0.0);
   for (std::size_t i = 0; i < vars.size(); ++i) {
     const auto& v = vars[i];
     const double pull = a_[i] * gradient[i];
@@ -135,7 +162,7 @@ void NewtonSystem::solve(std::span<const double> gradient, std::span<double> du)
   }
 
   const auto l = static_cast<Eigen::Index>(slots_);
-  Eigen::VectorXd rhs(2 * l);
+  Eigen::VectorXd& rhs = rhs_;
   for (Eigen::Index j = 0; j < l; ++j) {
     const auto b = program_.coupled_arms()[static_cast<std::size_t>(j)];
     rhs(j) = r1[b];
@@ -151,18 +178,28 @@ void NewtonSystem::solve(std::span<const double> gradient, std::span<double> du)
           stiffness_by_slot_[x * slots_ + j] * first - cross_by_slot_[x * slots_ + j] * second;
     }
   }
-  Eigen::VectorXd solution = Eigen::VectorXd::Zero(2 * l);
+  // solution = q (QR)^-1 q rhs, then two rounds of iterative refinement
+  Eigen::VectorXd& solution = solution_;
+  solution.setZero();
   if (l > 0) {
     const auto& q = equilibration_;
-    solution = q.asDiagonal() * qr_.solve(q.asDiagonal() * rhs);
+    work_ = q.asDiagonal() * rhs;
+    qr_solve_in_place(solution);
+    solution = q.asDiagonal() * solution;
     for (int round = 0; round < 2; ++round) {
-      solution += q.asDiagonal() * qr_.solve(q.asDiagonal() * (rhs - reduced_ * solution));
+      residual_.noalias() = reduced_ * solution;
+      work_ = q.asDiagonal() * (rhs - residual_);
+      qr_solve_in_place(residual_);
+      solution += q.asDiagonal() * residual_;
     }
   }
 
   // dU and nu of every arm: the best arms' from the dense solve, the others'
   // from their 2 x 2 blocks
-  std::vector<double> d_sum(arms, 0.0), nu(arms, 0.0);
+  std::vector<double>& d_sum = d_sum_;
+  std::vector<double>& nu = nu_;
+  std::fill(d_sum.begin(), d_sum.end(), 0.0);
+  std::fill(nu.begin(), nu.end(), 0.0);
   for (std::size_t x = 0; x < arms; ++x) {
     if (!program_.paid(x)) continue;
     if (const auto j = slot_of_[x]; j != kUncoupled) {

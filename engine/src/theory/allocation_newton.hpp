@@ -33,8 +33,9 @@ class NewtonSystem {
   // Polls `stop` while it eliminates arms.
   void factor(std::span<const double> curvature, std::span<const double> weight,
               const StopToken& stop);
-  // du = -(D + A^T theta A)^-1 g, with the last factorisation.
-  void solve(std::span<const double> gradient, std::span<double> du) const;
+  // du = -(D + A^T theta A)^-1 g, with the last factorisation. (Not const:
+  // it works in the system's own buffers, allocating nothing.)
+  void solve(std::span<const double> gradient, std::span<double> du);
 
  private:
   const AllocationProgram& program_;
@@ -52,6 +53,16 @@ class NewtonSystem {
   Eigen::MatrixXd reduced_;
   Eigen::VectorXd equilibration_;
   Eigen::ColPivHouseholderQR<Eigen::MatrixXd> qr_;
+
+  // solve()'s buffers: per arm, E1's and -E2's right sides and the solved
+  // dU and nu; the reduced system's right side, solution, a residual and a
+  // right side the QR solves in place
+  std::vector<double> r1_, r2_, d_sum_, nu_;
+  Eigen::VectorXd rhs_, solution_, residual_, work_;
+
+  // dst = (QR)^-1 work_, as Eigen's ColPivHouseholderQR::solve computes it
+  // (the same operations, so the same bits), with work_ as its workspace.
+  void qr_solve_in_place(Eigen::VectorXd& dst);
 };
 
 }  // namespace pfmab::theory

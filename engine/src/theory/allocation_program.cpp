@@ -8,7 +8,7 @@ namespace pfmab::theory {
 
 AllocationProgram::AllocationProgram(const model::MixedModel& mixed, double sigma,
                                      Coupling coupling, std::span<const std::uint8_t> tied)
-    : arms_(mixed.arms()), paid_(mixed.arms(), false) {
+    : arms_(mixed.arms()), paid_(mixed.arms(), false), by_arm_(mixed.arms(), 0.0) {
   const auto variable = [&](std::size_t n, std::size_t k) {
     return k != mixed.optimal_arm(n) && (tied.empty() || tied[n * arms_ + k] == 0);
   };
@@ -75,7 +75,8 @@ double AllocationProgram::objective(std::span<const double> u) const {
 }
 
 void AllocationProgram::times(std::span<const double> v, std::span<double> out) const {
-  std::vector<double> sum(arms_, 0.0);
+  std::vector<double>& sum = by_arm_;
+  std::fill(sum.begin(), sum.end(), 0.0);
   for (std::size_t i = 0; i < size(); ++i) sum[vars_[i].arm] += v[i];
   for (std::size_t i = 0; i < size(); ++i) {
     const auto& x = vars_[i];
@@ -89,7 +90,8 @@ void AllocationProgram::slacks(std::span<const double> u, std::span<double> s) c
 }
 
 void AllocationProgram::transpose_times(std::span<const double> v, std::span<double> out) const {
-  std::vector<double> by_arm(arms_, 0.0);
+  std::vector<double>& by_arm = by_arm_;
+  std::fill(by_arm.begin(), by_arm.end(), 0.0);
   for (std::size_t j = 0; j < size(); ++j) {
     by_arm[vars_[j].arm] += v[j];
     if (vars_[j].slot != kUncoupled) by_arm[vars_[j].best] += v[j];
@@ -118,9 +120,8 @@ std::vector<double> AllocationProgram::start() const {
 
 // At b y the dual function is sqrt(b) P - b Q (P = sum 2 sqrt(c_i (A^T y)_i),
 // Q = r^T y), largest at sqrt(b) = P / (2 Q): the bound is P^2 / (4 Q).
-double AllocationProgram::dual_bound(std::span<const double> y) const {
-  std::vector<double> weights(size());
-  transpose_times(y, weights);
+double AllocationProgram::dual_bound(std::span<const double> y,
+                                     std::span<const double> weights) const {
   double p = 0.0, q = 0.0;
   for (std::size_t i = 0; i < size(); ++i) {
     p += 2.0 * std::sqrt(vars_[i].cost * weights[i]);

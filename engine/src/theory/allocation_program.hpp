@@ -63,7 +63,9 @@ class AllocationProgram {
   double objective(std::span<const double> u) const;
   // s(u), computed from u (negative: violated).
   void slacks(std::span<const double> u, std::span<double> s) const;
-  // A v and A^T v.
+  // A v and A^T v. (Their per-arm sums go through a scratch row the
+  // program keeps: a program belongs to one solve, on one thread, and a
+  // Newton step calls these about ten times.)
   void times(std::span<const double> v, std::span<double> out) const;
   void transpose_times(std::span<const double> v, std::span<double> out) const;
 
@@ -73,8 +75,9 @@ class AllocationProgram {
   std::vector<double> start() const;
 
   // The dual function at the best multiple of y >= 0: a lower bound on the
-  // optimum (docs/allocation.md, "The certificate").
-  double dual_bound(std::span<const double> y) const;
+  // optimum (docs/allocation.md, "The certificate"), given `weights` = A^T y
+  // (which the Newton step needs too).
+  double dual_bound(std::span<const double> y, std::span<const double> weights) const;
 
  private:
   std::size_t arms_;
@@ -84,6 +87,7 @@ class AllocationProgram {
   std::vector<Variable> vars_;
   std::vector<std::uint32_t> coupled_arms_;
   std::vector<bool> paid_;
+  mutable std::vector<double> by_arm_;  // times()' and transpose_times()' scratch
 };
 
 }  // namespace pfmab::theory
