@@ -376,9 +376,8 @@ class AllocState final : public sim::PhasedState {
       // Cold: a warm start from the last phase's program took as long here
       // (it is a few Newton steps either way) and moved the near-tied games'
       // regret (docs/pf-alloc.md, rule 9).
-      allocation_ =
-          theory::optimal_allocation(model::MixedModel(local_means_, clients_, alpha_), sigma_,
-                                     theory::Coupling::coupled, kPlanGap, {}, nullptr, tied);
+      solver_.solve(model::MixedModel(local_means_, clients_, alpha_), sigma_,
+                    theory::Coupling::coupled, kPlanGap, {}, nullptr, tied, allocation_);
       planned_tied_.swap(tied);  // tied_ and gaps_ are rewritten whole next phase
       planned_gaps_.swap(gaps);
     }
@@ -446,6 +445,7 @@ class AllocState final : public sim::PhasedState {
   std::vector<std::uint64_t> explore_;  // this phase's exploration pulls, per (client, arm)
   std::vector<std::uint32_t> best_;     // per client: its best mixed estimate
   std::vector<std::optional<std::uint32_t>> fixed_;
+  theory::AllocationSolver solver_;         // kept: a replication solves up to once a phase
   theory::OptimalAllocation allocation_;    // the last solve, and what it was solved for:
   std::vector<std::uint8_t> planned_tied_;  // per (client, arm), as plan_targets' tied
   std::vector<double> planned_gaps_;        // the estimated gaps

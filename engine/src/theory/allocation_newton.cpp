@@ -20,41 +20,39 @@
 #include <algorithm>
 #include <cmath>
 
+#include "qr_solve.hpp"
+
 namespace pfmab::theory {
 
 namespace {
 constexpr std::uint32_t kUncoupled = AllocationProgram::kUncoupled;
 }
 
-NewtonSystem::NewtonSystem(const AllocationProgram& program)
-    : program_(program),
-      slots_(program.coupled_arms().size()),
-      touches_(program.arms()),
-      slot_of_(program.arms(), kUncoupled),
-      h_(program.size()),
-      a_(program.size()),
-      sigma_(program.size()),
-      tie_(program.arms()),
-      cross_(program.arms()),
-      stiffness_(program.arms()),
-      delta_(program.arms()),
-      cross_by_slot_(program.arms() * slots_),
-      stiffness_by_slot_(program.arms() * slots_),
-      r1_(program.arms()),
-      r2_(program.arms()),
-      d_sum_(program.arms()),
-      nu_(program.arms()),
-      rhs_(2 * slots_),
-      solution_(2 * slots_),
-      residual_(2 * slots_),
-      work_(2 * slots_) {
+NewtonSystem::NewtonSystem(const AllocationProgram& program) : program_(program) { reset(); }
+
+void NewtonSystem::reset() {
+  const AllocationProgram& program = program_;
+  const std::size_t arms = program.arms(), size = program.size();
+  slots_ = program.coupled_arms().size();
+  touches_.resize(arms);
+  for (auto& slots : touches_) slots.clear();
+  slot_of_.assign(arms, kUncoupled);
+  for (auto* v : {&h_, &a_, &sigma_}) v->resize(size);
+  for (auto* v : {&tie_, &cross_, &stiffness_, &delta_, &r1_, &r2_, &d_sum_, &nu_}) {
+    v->resize(arms);
+  }
+  cross_by_slot_.resize(arms * slots_);
+  stiffness_by_slot_.resize(arms * slots_);
+  for (auto* v : {&rhs_, &solution_, &residual_, &work_}) {
+    v->resize(static_cast<Eigen::Index>(2 * slots_));
+  }
   for (std::size_t j = 0; j < slots_; ++j) {
     slot_of_[program.coupled_arms()[j]] = static_cast<std::uint32_t>(j);
   }
-  std::vector<bool> seen(program.arms() * slots_, false);
+  seen_.assign(arms * slots_, 0);
   for (const auto& v : program.variables()) {
-    if (v.slot == kUncoupled || seen[v.arm * slots_ + v.slot]) continue;
-    seen[v.arm * slots_ + v.slot] = true;
+    if (v.slot == kUncoupled || seen_[v.arm * slots_ + v.slot] != 0) continue;
+    seen_[v.arm * slots_ + v.slot] = 1;
     touches_[v.arm].push_back(v.slot);
   }
 }
@@ -130,22 +128,6 @@ void NewtonSystem::factor(std::span<const double> curvature, std::span<const dou
   qr_.compute(equilibration_.asDiagonal() * reduced_ * equilibration_.asDiagonal());
 }
 
-void NewtonSystem::qr_solve_in_place(Eigen::VectorXd& dst) {
-  const Eigen::Index pivots = qr_.nonzeroPivots();
-  if (pivots == 0) {
-    dst.setZero();
-    return;
-  }
-  work_.applyOnTheLeft(qr_.householderQ().setLength(pivots).adjoint());
-  qr_.matrixQR()
-      .topLeftCorner(pivots, pivots)
-      .triangularView<Eigen::Upper>()
-      .solveInPlace(work_.topRows(pivots));
-  const auto& order = qr_.colsPermutation().indices();
-  for (Eigen::Index i = 0; i < pivots; ++i) dst(order(i)) = work_(i);
-  for (Eigen::Index i = pivots; i < qr_.cols(); ++i) dst(order(i)) = 0.0;
-}
-
 void NewtonSystem::solve(std::span<const double> gradient, std::span<double> du) {
   const auto& vars = program_.variables();
   const std::size_t arms = program_.arms();
@@ -184,12 +166,12 @@ void NewtonSystem::solve(std::span<const double> gradient, std::span<double> du)
   if (l > 0) {
     const auto& q = equilibration_;
     work_ = q.asDiagonal() * rhs;
-    qr_solve_in_place(solution);
+    qr_solve_in_place(qr_, work_, solution);
     solution = q.asDiagonal() * solution;
     for (int round = 0; round < 2; ++round) {
       residual_.noalias() = reduced_ * solution;
       work_ = q.asDiagonal() * (rhs - residual_);
-      qr_solve_in_place(residual_);
+      qr_solve_in_place(qr_, work_, residual_);
       solution += q.asDiagonal() * residual_;
     }
   }

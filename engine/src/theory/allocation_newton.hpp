@@ -28,6 +28,9 @@ namespace pfmab::theory {
 class NewtonSystem {
  public:
   explicit NewtonSystem(const AllocationProgram& program);
+  // Sized and laid out anew for the program, which assign() changed, in the
+  // same storage.
+  void reset();
 
   // Factors the system at `curvature` (D) and `weight` (theta), both > 0.
   // Polls `stop` while it eliminates arms.
@@ -41,6 +44,7 @@ class NewtonSystem {
   const AllocationProgram& program_;
   std::size_t slots_;                                // L
   std::vector<std::vector<std::uint32_t>> touches_;  // each arm's slots of best arms
+  std::vector<std::uint8_t> seen_;                   // reset()'s, arms x L
   std::vector<std::uint32_t> slot_of_;               // each arm's slot, or kUncoupled
   // per variable i: h_i = D_i + theta_i e^2, a_i = theta_i e c0 / h_i,
   // sigma_i = theta_i c0^2 D_i / h_i
@@ -56,13 +60,9 @@ class NewtonSystem {
 
   // solve()'s buffers: per arm, E1's and -E2's right sides and the solved
   // dU and nu; the reduced system's right side, solution, a residual and a
-  // right side the QR solves in place
+  // right side the QR solves in place (qr_solve.hpp)
   std::vector<double> r1_, r2_, d_sum_, nu_;
   Eigen::VectorXd rhs_, solution_, residual_, work_;
-
-  // dst = (QR)^-1 work_, as Eigen's ColPivHouseholderQR::solve computes it
-  // (the same operations, so the same bits), with work_ as its workspace.
-  void qr_solve_in_place(Eigen::VectorXd& dst);
 };
 
 }  // namespace pfmab::theory
