@@ -137,7 +137,19 @@ class AllocState final : public sim::PhasedState {
     start_ = elapsed_;
     elapsed_ = phase_end();
     length_ = elapsed_ - start_;
-    if (!first_) plan_targets(elapsed_);
+    if (first_) return;
+    plan_targets(elapsed_);
+    // plan()'s sub-intervals, the same for every client: their ends
+    // elapsed_ / 2^i, i = I, ..., 0, the first in [2 start_, 4 start_), and
+    // the logarithms of the ends
+    int last = 0;
+    while (std::ldexp(elapsed_, -(last + 1)) >= 2.0 * start_) ++last;
+    sub_ends_.clear();
+    sub_logs_.clear();
+    for (int i = last; i >= 0; --i) {
+      sub_ends_.push_back(std::ldexp(elapsed_, -i));
+      sub_logs_.push_back(std::log(sub_ends_.back()));
+    }
   }
 
   void plan(std::size_t m, std::vector<sim::Run>& runs) override {
@@ -152,27 +164,27 @@ class AllocState final : public sim::PhasedState {
       return;
     }
     // Sub-intervals ending at elapsed_ / 2^i, i = I, ..., 0, the first
-    // ending in [2 start_, 4 start_): a doubling phase is one. Arm k's target
+    // ending in [2 start_, 4 start_) (begin_phase() lists them): a doubling
+    // phase is one. Arm k's target
     // at a sub-interval's end t is the phase's (reported count + explore_)
     // times log t / log elapsed_, so (1 + margin) x_hat log t where
     // plan_targets() set (1 + margin) x_hat log elapsed_, and explore_ is met
     // by the phase's end in any case. Each sub-interval explores up to its
     // targets, then exploits to its end.
-    int last = 0;
-    while (std::ldexp(elapsed_, -(last + 1)) >= 2.0 * start_) ++last;
-    const double log_end = std::log(elapsed_);
+    const double log_end = sub_logs_.back();         // (the last sub-interval ends at elapsed_)
     std::vector<std::uint64_t>& reached = scratch_;  // per arm, the count the runs so far reach
     reached.assign(reported_counts_.begin() + static_cast<std::ptrdiff_t>(m * arms_),
                    reported_counts_.begin() + static_cast<std::ptrdiff_t>((m + 1) * arms_));
     double played = 0.0;  // slots of this phase planned so far
-    for (int i = last; i >= 0; --i) {
-      const double end = std::ldexp(elapsed_, -i);
+    for (std::size_t interval = 0; interval < sub_ends_.size(); ++interval) {
+      const double end = sub_ends_[interval], log_at_end = sub_logs_[interval];
+      const bool whole = interval + 1 == sub_ends_.size();  // the phase's end
       for (std::uint32_t k = 0; k < arms_; ++k) {
         const auto goal = reported_counts_[m * arms_ + k] + explore_[m * arms_ + k];
         const auto target =
-            i == 0 ? goal
-                   : std::min(goal, static_cast<std::uint64_t>(std::ceil(static_cast<double>(goal) *
-                                                                         std::log(end) / log_end)));
+            whole ? goal
+                  : std::min(goal, static_cast<std::uint64_t>(std::ceil(static_cast<double>(goal) *
+                                                                        log_at_end / log_end)));
         if (target <= reached[k]) continue;
         add({&every_arm_[k], 1}, target - reached[k]);
         played += static_cast<double>(target - reached[k]);
@@ -450,6 +462,7 @@ class AllocState final : public sim::PhasedState {
   std::vector<std::uint8_t> planned_tied_;  // per (client, arm), as plan_targets' tied
   std::vector<double> planned_gaps_;        // the estimated gaps
   std::vector<std::uint64_t> scratch_;      // plan()'s, per arm
+  std::vector<double> sub_ends_, sub_logs_;  // this phase's sub-intervals (begin_phase())
   // per (client, arm): mixed_estimates(), and per client whether its row is
   // from the last broadcast
   std::vector<double> estimated_means_, estimated_variances_;

@@ -20,8 +20,6 @@
 #include <algorithm>
 #include <cmath>
 
-#include "qr_solve.hpp"
-
 namespace pfmab::theory {
 
 namespace {
@@ -125,7 +123,7 @@ void NewtonSystem::factor(std::span<const double> curvature, std::span<const dou
     const double d = std::abs(reduced_(j, j));
     equilibration_(j) = d > 0.0 ? 1.0 / std::sqrt(d) : 1.0;
   }
-  qr_.compute(equilibration_.asDiagonal() * reduced_ * equilibration_.asDiagonal());
+  qr_.factor(equilibration_.asDiagonal() * reduced_ * equilibration_.asDiagonal());
 }
 
 void NewtonSystem::solve(std::span<const double> gradient, std::span<double> du) {

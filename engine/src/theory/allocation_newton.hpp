@@ -22,6 +22,7 @@
 #include "pfmab/util/stop_token.hpp"
 
 #include "allocation_program.hpp"
+#include "qr_solve.hpp"
 
 namespace pfmab::theory {
 
@@ -56,7 +57,7 @@ class NewtonSystem {
   std::vector<double> cross_by_slot_, stiffness_by_slot_;  // arm-major, arms x L
   Eigen::MatrixXd reduced_;
   Eigen::VectorXd equilibration_;
-  Eigen::ColPivHouseholderQR<Eigen::MatrixXd> qr_;
+  ReducedQr qr_;  // (qr_solve.hpp)
 
   // solve()'s buffers: per arm, E1's and -E2's right sides and the solved
   // dU and nu; the reduced system's right side, solution, a residual and a

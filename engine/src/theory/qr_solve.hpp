@@ -1,17 +1,147 @@
 #pragma once
 
-// ColPivHouseholderQR::solve for one right-hand side, as the Newton system's
-// reduced solve calls it six times per Newton step (allocation_newton.cpp).
-// Eigen's route goes through its general matrix-product dispatch and
-// evaluates tau times each reflector into a heap temporary: on pf-alloc's
-// 4 x 9 game, whose reduced systems are 8 x 8, that was a quarter of a
-// replication's instructions. These are loops doing the operations of
-// Eigen 3.4's code, in its order and (for the dot products) through the
-// same expression types, so the same bits: tests/unit/theory/qr_solve_test.cpp
-// compares them with Eigen's bit for bit.
+// ColPivHouseholderQR's factorisation, and its solve for one right-hand
+// side, as the Newton system's reduced system uses them once and six times
+// per Newton step (allocation_newton.cpp). Eigen's route applies every
+// reflector through its general matrix-product dispatch and evaluates tau
+// times the reflector into a heap temporary: on pf-alloc's 4 x 9 game,
+// whose reduced systems are 8 x 8, that was 40% of a replication's
+// instructions. These are loops doing the operations of Eigen 3.4's code
+// (SSE2, no FMA: the build's flags), in its order and, for the dot
+// products, through the same expression types, so the same bits:
+// tests/unit/theory/qr_solve_test.cpp compares them with Eigen's bit for
+// bit, and a change of Eigen or of the flags would show there first.
+#include <cmath>
+#include <utility>
+
 #include <Eigen/Dense>
 
 namespace pfmab::theory {
+
+// ColPivHouseholderQR whose factorisation applies each reflector to the
+// columns left as loops (factor() below): the same factors, bit for bit,
+// as ColPivHouseholderQR::compute, which sends each reflector through the
+// general matrix-product dispatch (two heap temporaries per column, and a
+// sixth of a replication's instructions on the 4 x 9 game).
+class ReducedQr : public Eigen::ColPivHouseholderQR<Eigen::MatrixXd> {
+ public:
+  // Factors `matrix` (any expression of a square matrix, evaluated into
+  // the factorisation's own storage): Eigen 3.4's computeInPlace, with
+  // apply_reflector() for its applyHouseholderOnTheLeft.
+  template <class Matrix>
+  void factor(const Matrix& matrix) {
+    m_qr = matrix;
+    const Eigen::Index rows = m_qr.rows(), cols = m_qr.cols(), size = m_qr.diagonalSize();
+    m_hCoeffs.resize(size);
+    m_temp.resize(cols);
+    m_colsTranspositions.resize(cols);
+    Eigen::Index transpositions = 0;
+    m_colNormsUpdated.resize(cols);
+    m_colNormsDirect.resize(cols);
+    for (Eigen::Index k = 0; k < cols; ++k) {
+      m_colNormsDirect.coeffRef(k) = m_qr.col(k).norm();
+      m_colNormsUpdated.coeffRef(k) = m_colNormsDirect.coeffRef(k);
+    }
+    const double epsilon = Eigen::NumTraits<double>::epsilon();
+    const double threshold_helper =
+        Eigen::numext::abs2(m_colNormsUpdated.maxCoeff() * epsilon) / static_cast<double>(rows);
+    const double norm_downdate_threshold = std::sqrt(epsilon);
+    m_nonzero_pivots = size;
+    m_maxpivot = 0.0;
+    for (Eigen::Index k = 0; k < size; ++k) {
+      Eigen::Index biggest = 0;
+      const double biggest_sq_norm =
+          Eigen::numext::abs2(m_colNormsUpdated.tail(cols - k).maxCoeff(&biggest));
+      biggest += k;
+      if (m_nonzero_pivots == size &&
+          biggest_sq_norm < threshold_helper * static_cast<double>(rows - k)) {
+        m_nonzero_pivots = k;
+      }
+      m_colsTranspositions.coeffRef(k) = static_cast<int>(biggest);
+      if (k != biggest) {
+        m_qr.col(k).swap(m_qr.col(biggest));
+        std::swap(m_colNormsUpdated.coeffRef(k), m_colNormsUpdated.coeffRef(biggest));
+        std::swap(m_colNormsDirect.coeffRef(k), m_colNormsDirect.coeffRef(biggest));
+        ++transpositions;
+      }
+      double beta = 0.0;
+      m_qr.col(k).tail(rows - k).makeHouseholderInPlace(m_hCoeffs.coeffRef(k), beta);
+      m_qr.coeffRef(k, k) = beta;
+      if (std::abs(beta) > m_maxpivot) m_maxpivot = std::abs(beta);
+      apply_reflector(k);
+      for (Eigen::Index j = k + 1; j < cols; ++j) {
+        if (m_colNormsUpdated.coeffRef(j) != 0.0) {
+          double temp = std::abs(m_qr.coeffRef(k, j)) / m_colNormsUpdated.coeffRef(j);
+          temp = (1.0 + temp) * (1.0 - temp);
+          temp = temp < 0.0 ? 0.0 : temp;
+          const double temp2 = temp * Eigen::numext::abs2(m_colNormsUpdated.coeffRef(j) /
+                                                          m_colNormsDirect.coeffRef(j));
+          if (temp2 <= norm_downdate_threshold) {
+            m_colNormsDirect.coeffRef(j) = m_qr.col(j).tail(rows - k - 1).norm();
+            m_colNormsUpdated.coeffRef(j) = m_colNormsDirect.coeffRef(j);
+          } else {
+            m_colNormsUpdated.coeffRef(j) *= std::sqrt(temp);
+          }
+        }
+      }
+    }
+    m_colsPermutation.setIdentity(static_cast<int>(cols));
+    for (int k = 0; k < static_cast<int>(size); ++k) {
+      m_colsPermutation.applyTranspositionOnTheRight(k, m_colsTranspositions.coeff(k));
+    }
+    m_det_pq = (transpositions % 2) ? -1 : 1;
+    m_isInitialized = true;
+  }
+
+ private:
+  // Reflector k (its tau and the essential part below the diagonal) applied
+  // to the columns right of k, rows k and below: Eigen's
+  // applyHouseholderOnTheLeft, whose tmp = essential^T bottom is, for two
+  // columns or more, the row-major matrix-vector kernel (per column: pairs
+  // of products summed lane by lane, the lanes added, then the odd last
+  // product; SSE2 packets of two doubles, no FMA), and for one column the
+  // dot product apply_qr_transpose uses.
+  void apply_reflector(Eigen::Index k) {
+    const Eigen::Index rows = m_qr.rows() - k, cols = m_qr.cols() - k - 1;
+    const double tau = m_hCoeffs.coeff(k);
+    if (rows == 1) {
+      for (Eigen::Index j = 0; j < cols; ++j) m_qr(k, k + 1 + j) *= 1.0 - tau;
+      return;
+    }
+    if (tau == 0.0) return;
+    const double* essential = &m_qr(k + 1, k);  // rows - 1 of them
+    double* tmp = &m_temp.coeffRef(k + 1);
+    const Eigen::Index n = rows - 1;
+    if (cols == 1) {
+      using Corner = Eigen::Block<Eigen::MatrixXd, Eigen::Dynamic, Eigen::Dynamic>;
+      const Corner dst = m_qr.bottomRightCorner(rows, cols);
+      const Eigen::Block<const Corner, Eigen::Dynamic, Eigen::Dynamic> bottom(dst, 1, 0, n, cols);
+      const auto lhs = m_qr.col(k).tail(n).adjoint();
+      tmp[0] = 0.0;
+      tmp[0] += 1.0 * lhs.row(0).conjugate().dot(bottom.col(0));
+    } else {
+      for (Eigen::Index j = 0; j < cols; ++j) {
+        const double* column = &m_qr(k + 1, k + 1 + j);
+        double lane0 = 0.0, lane1 = 0.0;
+        Eigen::Index i = 0;
+        for (; i + 2 <= n; i += 2) {
+          lane0 = column[i] * essential[i] + lane0;
+          lane1 = column[i + 1] * essential[i + 1] + lane1;
+        }
+        double sum = lane0 + lane1;
+        for (; i < n; ++i) sum += column[i] * essential[i];
+        tmp[j] = 0.0;
+        tmp[j] += 1.0 * sum;
+      }
+    }
+    for (Eigen::Index j = 0; j < cols; ++j) {
+      double* column = &m_qr(k, k + 1 + j);  // row k, then the rows of `bottom`
+      tmp[j] += column[0];
+      column[0] -= tau * tmp[j];
+      for (Eigen::Index i = 0; i < n; ++i) column[i + 1] -= tmp[j] * (tau * essential[i]);
+    }
+  }
+};
 
 // v = Q^T v, Q the product of the first `length` reflectors of `qr`: Eigen's
 // HouseholderSequence::applyThisOnTheLeft (unblocked, as for any
