@@ -7,8 +7,8 @@
 // times the reflector into a heap temporary: on pf-alloc's 4 x 9 game,
 // whose reduced systems are 8 x 8, that was 40% of a replication's
 // instructions. These are loops doing the operations of Eigen 3.4's code
-// (SSE2, no FMA: the build's flags), in its order and, for the dot
-// products, through the same expression types, so the same bits:
+// (SSE2 packets of two doubles, no FMA: the build's flags) in its order,
+// so the same bits:
 // tests/unit/theory/qr_solve_test.cpp compares them with Eigen's bit for
 // bit, and a change of Eigen or of the flags would show there first.
 #include <cmath>
@@ -17,6 +17,36 @@
 #include <Eigen/Dense>
 
 namespace pfmab::theory {
+
+// sum a_i b_i, i < n, as Eigen 3.4's dot product of two vector blocks sums
+// it (a vectorised reduction over an expression with no direct access, so
+// from index 0 whatever the addresses): SSE2 pairs of products in two
+// accumulators, (0, 1) + (4, 5) + ... and (2, 3) + (6, 7) + ..., added,
+// then a last pair, the lanes added, then the odd last product; fewer than
+// two products are summed in order.
+inline double eigen_dot(const double* a, const double* b, Eigen::Index n) {
+  if (n < 2) return n == 1 ? a[0] * b[0] : 0.0;
+  const Eigen::Index end = n / 2 * 2, end2 = n / 4 * 4;
+  double p0 = a[0] * b[0], p0b = a[1] * b[1];
+  if (end > 2) {
+    double p1 = a[2] * b[2], p1b = a[3] * b[3];
+    for (Eigen::Index i = 4; i < end2; i += 4) {
+      p0 = p0 + a[i] * b[i];
+      p0b = p0b + a[i + 1] * b[i + 1];
+      p1 = p1 + a[i + 2] * b[i + 2];
+      p1b = p1b + a[i + 3] * b[i + 3];
+    }
+    p0 = p0 + p1;
+    p0b = p0b + p1b;
+    if (end > end2) {
+      p0 = p0 + a[end2] * b[end2];
+      p0b = p0b + a[end2 + 1] * b[end2 + 1];
+    }
+  }
+  double sum = p0 + p0b;
+  if (end < n) sum = sum + a[end] * b[end];
+  return sum;
+}
 
 // ColPivHouseholderQR whose factorisation applies each reflector to the
 // columns left as loops (factor() below): the same factors, bit for bit,
@@ -99,8 +129,7 @@ class ReducedQr : public Eigen::ColPivHouseholderQR<Eigen::MatrixXd> {
   // applyHouseholderOnTheLeft, whose tmp = essential^T bottom is, for two
   // columns or more, the row-major matrix-vector kernel (per column: pairs
   // of products summed lane by lane, the lanes added, then the odd last
-  // product; SSE2 packets of two doubles, no FMA), and for one column the
-  // dot product apply_qr_transpose uses.
+  // product), and for one column Eigen's dot product (eigen_dot).
   void apply_reflector(Eigen::Index k) {
     const Eigen::Index rows = m_qr.rows() - k, cols = m_qr.cols() - k - 1;
     const double tau = m_hCoeffs.coeff(k);
@@ -113,12 +142,8 @@ class ReducedQr : public Eigen::ColPivHouseholderQR<Eigen::MatrixXd> {
     double* tmp = &m_temp.coeffRef(k + 1);
     const Eigen::Index n = rows - 1;
     if (cols == 1) {
-      using Corner = Eigen::Block<Eigen::MatrixXd, Eigen::Dynamic, Eigen::Dynamic>;
-      const Corner dst = m_qr.bottomRightCorner(rows, cols);
-      const Eigen::Block<const Corner, Eigen::Dynamic, Eigen::Dynamic> bottom(dst, 1, 0, n, cols);
-      const auto lhs = m_qr.col(k).tail(n).adjoint();
       tmp[0] = 0.0;
-      tmp[0] += 1.0 * lhs.row(0).conjugate().dot(bottom.col(0));
+      tmp[0] += 1.0 * eigen_dot(essential, &m_qr(k + 1, k + 1), n);
     } else {
       for (Eigen::Index j = 0; j < cols; ++j) {
         const double* column = &m_qr(k + 1, k + 1 + j);
@@ -152,29 +177,21 @@ inline void apply_qr_transpose(const Eigen::ColPivHouseholderQR<Eigen::MatrixXd>
   const Eigen::Index rows = vectors.rows();
   for (Eigen::Index k = 0; k < length; ++k) {
     const double tau = qr.hCoeffs().coeff(k);
-    // Eigen's sub_dst and, inside applyHouseholderOnTheLeft, its `bottom`
-    using Rows = Eigen::Block<Eigen::VectorXd, Eigen::Dynamic, Eigen::Dynamic>;
-    Rows dst = v.bottomRightCorner(rows - k, v.cols());
-    if (dst.rows() == 1) {
-      dst *= 1.0 - tau;
+    double* x = v.data() + k;  // the rows reflector k acts on
+    const Eigen::Index n = rows - k - 1;
+    if (n == 0) {
+      x[0] *= 1.0 - tau;
       continue;
     }
     if (tau == 0.0) continue;
-    const Eigen::Block<const Eigen::MatrixXd, Eigen::Dynamic, 1> essential(vectors, k + 1, k,
-                                                                           rows - k - 1, 1);
-    const Eigen::Block<Rows, Eigen::Dynamic, Eigen::Dynamic> bottom(dst, 1, 0, dst.rows() - 1,
-                                                                    dst.cols());
-    // tmp = essential^T bottom: Eigen's product falls back to this dot for
-    // a 1 x 1 result, added to the zeroed tmp with alpha = 1
-    const auto lhs = essential.adjoint();
+    const double* essential = &vectors(k + 1, k);
+    // tmp = essential^T (rows below k): Eigen's product falls back to its
+    // dot for a 1 x 1 result, added to the zeroed tmp with alpha = 1
     double tmp = 0.0;
-    tmp += 1.0 * lhs.row(0).conjugate().dot(bottom.col(0));
-    tmp += dst.coeff(0, 0);
-    dst.coeffRef(0, 0) -= tau * tmp;
-    // bottom -= (tau essential) tmp, the outer product column by column
-    for (Eigen::Index i = 0; i < bottom.rows(); ++i) {
-      dst.coeffRef(i + 1, 0) -= tmp * (tau * essential.coeff(i));
-    }
+    tmp += 1.0 * eigen_dot(essential, x + 1, n);
+    tmp += x[0];
+    x[0] -= tau * tmp;
+    for (Eigen::Index i = 0; i < n; ++i) x[i + 1] -= tmp * (tau * essential[i]);
   }
 }
 
