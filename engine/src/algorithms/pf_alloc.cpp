@@ -118,7 +118,13 @@ class AllocState final : public sim::PhasedState {
         totals_(arms_),
         explore_(clients_ * arms_, 0),
         best_(clients_, 0),
-        fixed_(clients_) {
+        fixed_(clients_),
+        estimated_means_(clients_ * arms_, 0.0),
+        estimated_variances_(clients_ * arms_, 0.0),
+        estimated_(clients_, 0),
+        tied_(clients_ * arms_, 0),
+        gaps_(clients_ * arms_, 0.0),
+        wanted_(arms_, 0.0) {
     std::iota(every_arm_.begin(), every_arm_.end(), 0u);
   }
 
@@ -131,7 +137,19 @@ class AllocState final : public sim::PhasedState {
     start_ = elapsed_;
     elapsed_ = phase_end();
     length_ = elapsed_ - start_;
-    if (!first_) plan_targets(elapsed_);
+    if (first_) return;
+    plan_targets(elapsed_);
+    // plan()'s sub-intervals, the same for every client: their ends
+    // elapsed_ / 2^i, i = I, ..., 0, the first in [2 start_, 4 start_), and
+    // the logarithms of the ends
+    int last = 0;
+    while (std::ldexp(elapsed_, -(last + 1)) >= 2.0 * start_) ++last;
+    sub_ends_.clear();
+    sub_logs_.clear();
+    for (int i = last; i >= 0; --i) {
+      sub_ends_.push_back(std::ldexp(elapsed_, -i));
+      sub_logs_.push_back(std::log(sub_ends_.back()));
+    }
   }
 
   void plan(std::size_t m, std::vector<sim::Run>& runs) override {
@@ -146,27 +164,27 @@ class AllocState final : public sim::PhasedState {
       return;
     }
     // Sub-intervals ending at elapsed_ / 2^i, i = I, ..., 0, the first
-    // ending in [2 start_, 4 start_): a doubling phase is one. Arm k's target
+    // ending in [2 start_, 4 start_) (begin_phase() lists them): a doubling
+    // phase is one. Arm k's target
     // at a sub-interval's end t is the phase's (reported count + explore_)
     // times log t / log elapsed_, so (1 + margin) x_hat log t where
     // plan_targets() set (1 + margin) x_hat log elapsed_, and explore_ is met
     // by the phase's end in any case. Each sub-interval explores up to its
     // targets, then exploits to its end.
-    int last = 0;
-    while (std::ldexp(elapsed_, -(last + 1)) >= 2.0 * start_) ++last;
-    const double log_end = std::log(elapsed_);
+    const double log_end = sub_logs_.back();         // (the last sub-interval ends at elapsed_)
     std::vector<std::uint64_t>& reached = scratch_;  // per arm, the count the runs so far reach
     reached.assign(reported_counts_.begin() + static_cast<std::ptrdiff_t>(m * arms_),
                    reported_counts_.begin() + static_cast<std::ptrdiff_t>((m + 1) * arms_));
     double played = 0.0;  // slots of this phase planned so far
-    for (int i = last; i >= 0; --i) {
-      const double end = std::ldexp(elapsed_, -i);
+    for (std::size_t interval = 0; interval < sub_ends_.size(); ++interval) {
+      const double end = sub_ends_[interval], log_at_end = sub_logs_[interval];
+      const bool whole = interval + 1 == sub_ends_.size();  // the phase's end
       for (std::uint32_t k = 0; k < arms_; ++k) {
         const auto goal = reported_counts_[m * arms_ + k] + explore_[m * arms_ + k];
         const auto target =
-            i == 0 ? goal
-                   : std::min(goal, static_cast<std::uint64_t>(std::ceil(static_cast<double>(goal) *
-                                                                         std::log(end) / log_end)));
+            whole ? goal
+                  : std::min(goal, static_cast<std::uint64_t>(std::ceil(static_cast<double>(goal) *
+                                                                        log_at_end / log_end)));
         if (target <= reached[k]) continue;
         add({&every_arm_[k], 1}, target - reached[k]);
         played += static_cast<double>(target - reached[k]);
@@ -192,6 +210,7 @@ class AllocState final : public sim::PhasedState {
   // total and the total of 1 / N (so that a client's mixed estimate costs
   // O(K), not O(M K)).
   void aggregate(std::span<const std::uint32_t> participants) override {
+    std::fill(estimated_.begin(), estimated_.end(), std::uint8_t{0});
     for (const auto m : participants) {
       std::copy_n(counts_.begin() + static_cast<std::ptrdiff_t>(m * arms_), arms_,
                   reported_counts_.begin() + static_cast<std::ptrdiff_t>(m * arms_));
@@ -228,6 +247,7 @@ class AllocState final : public sim::PhasedState {
   // told apart from it at confidence log T.
   void update(std::size_t m) override {
     const auto estimate = mixed_estimates(m);
+    estimated_[m] = 1;
     const auto best = static_cast<std::uint32_t>(
         std::max_element(estimate.means.begin(), estimate.means.end()) - estimate.means.begin());
     best_[m] = best;
@@ -244,12 +264,18 @@ class AllocState final : public sim::PhasedState {
   // at most, and no further than the slot e^L, L the least confidence at
   // which a client not fixed tells its exploited arm apart from every other.
   void end_phase() override {
+    // every client's estimates, for this and the next plan_targets(): those
+    // update() did not compute (clients that sat the phase out) are stale
+    for (std::size_t m = 0; m < clients_; ++m) {
+      if (estimated_[m] == 0) mixed_estimates(m);
+      estimated_[m] = 1;
+    }
     bool every_fixed = true;
     reach_ = std::numeric_limits<double>::infinity();
     for (std::size_t m = 0; m < clients_; ++m) {
       if (fixed_[m]) continue;
       every_fixed = false;
-      const auto estimate = mixed_estimates(m);
+      const auto estimate = estimates(m);
       const auto arm = exploit_arm(m);
       for (std::uint32_t k = 0; k < arms_; ++k) {
         if (k == arm) continue;
@@ -272,9 +298,10 @@ class AllocState final : public sim::PhasedState {
   }
 
  private:
+  // Client m's row of estimated_means_ and estimated_variances_.
   struct Estimates {
-    std::vector<double> means;      // mu_hat'_{k,m}
-    std::vector<double> variances;  // of each
+    std::span<const double> means;      // mu_hat'_{k,m}
+    std::span<const double> variances;  // of each
 
     // Whether arm k's mixed mean is below `best`'s by more than the width
     // sqrt(2 (V_k + V_best) confidence) of their difference.
@@ -293,29 +320,39 @@ class AllocState final : public sim::PhasedState {
     std::size_t unreported = 0;
   };
 
+  Estimates estimates(std::size_t m) const {
+    const auto row = static_cast<std::ptrdiff_t>(m * arms_);
+    return {{estimated_means_.begin() + row, arms_}, {estimated_variances_.begin() + row, arms_}};
+  }
+
+  // Client m's row of estimates from the last broadcast:
   // mu_hat'_{k,m} = beta mu_hat_{k,m} + gamma sum_{n != m} mu_hat_{k,n}
   // (beta = alpha + (1 - alpha) / M, gamma = (1 - alpha) / M) and its
   // variance sigma^2 (beta^2 / N_{k,m} + gamma^2 sum_{n != m} 1 / N_{k,n}),
-  // infinite while a count it weighs is 0.
-  Estimates mixed_estimates(std::size_t m) const {
+  // infinite while a count it weighs is 0. Written in place, once per
+  // client and phase (update(), or end_phase() for a client that sat the
+  // phase out), and read by end_phase() and the next plan_targets(): no
+  // allocation per phase.
+  Estimates mixed_estimates(std::size_t m) {
     const double count_m = static_cast<double>(clients_);
     const double beta = alpha_ + (1.0 - alpha_) / count_m, gamma = (1.0 - alpha_) / count_m;
-    Estimates e{std::vector<double>(arms_, 0.0), std::vector<double>(arms_, 0.0)};
+    double* means = estimated_means_.data() + m * arms_;
+    double* variances = estimated_variances_.data() + m * arms_;
     for (std::size_t k = 0; k < arms_; ++k) {
       const ArmTotals& arm = totals_[k];
       const double own = local_means_[m * arms_ + k];
-      e.means[k] = beta * own + gamma * (arm.means - own);
+      means[k] = beta * own + gamma * (arm.means - own);
       const auto count = static_cast<double>(reported_counts_[m * arms_ + k]);
       const double own_inverse = count > 0.0 ? 1.0 / count : 0.0;
       const std::size_t others_unreported = arm.unreported - (count > 0.0 ? 0 : 1);
       if ((beta > 0.0 && count == 0.0) || (gamma > 0.0 && others_unreported > 0)) {
-        e.variances[k] = std::numeric_limits<double>::infinity();
+        variances[k] = std::numeric_limits<double>::infinity();
         continue;
       }
       const double others = std::max(0.0, arm.inverse_counts - own_inverse);
-      e.variances[k] = sigma_ * sigma_ * (beta * beta * own_inverse + gamma * gamma * others);
+      variances[k] = sigma_ * sigma_ * (beta * beta * own_inverse + gamma * gamma * others);
     }
-    return e;
+    return estimates(m);
   }
 
   // The slot the phase beginning now ends at: the doubling 2 t + K n0 (its
@@ -335,13 +372,12 @@ class AllocState final : public sim::PhasedState {
   // 7), so that a tie in the estimates leaves the program finite.
   void plan_targets(double phase_end) {
     const double log_t = std::log(phase_end);
-    std::vector<Estimates> estimates;
-    estimates.reserve(clients_);
-    std::vector<std::uint8_t> tied(clients_ * arms_, 0);
-    std::vector<double> gaps(clients_ * arms_, 0.0);
+    std::vector<std::uint8_t>& tied = tied_;
+    std::vector<double>& gaps = gaps_;
+    tied.resize(clients_ * arms_);  // (after a swap with the planned ones, which may be empty)
+    gaps.resize(clients_ * arms_);
     for (std::size_t n = 0; n < clients_; ++n) {
-      estimates.push_back(mixed_estimates(n));
-      const auto& means = estimates.back().means;
+      const auto means = estimates(n).means;
       const auto best = exploit_arm(n);
       for (std::size_t k = 0; k < arms_; ++k) {
         tied[n * arms_ + k] = means[k] >= means[best];
@@ -352,11 +388,10 @@ class AllocState final : public sim::PhasedState {
       // Cold: a warm start from the last phase's program took as long here
       // (it is a few Newton steps either way) and moved the near-tied games'
       // regret (docs/pf-alloc.md, rule 9).
-      allocation_ =
-          theory::optimal_allocation(model::MixedModel(local_means_, clients_, alpha_), sigma_,
-                                     theory::Coupling::coupled, kPlanGap, {}, nullptr, tied);
-      planned_tied_ = std::move(tied);
-      planned_gaps_ = std::move(gaps);
+      solver_.solve(model::MixedModel(local_means_, clients_, alpha_), sigma_,
+                    theory::Coupling::coupled, kPlanGap, {}, nullptr, tied, allocation_);
+      planned_tied_.swap(tied);  // tied_ and gaps_ are rewritten whole next phase
+      planned_gaps_.swap(gaps);
     }
     const auto& allocation = allocation_;
     // The estimates and the program's mixed means round differently: an arm
@@ -367,7 +402,8 @@ class AllocState final : public sim::PhasedState {
     if (!planned) planned_tied_.clear();
     for (std::size_t n = 0; n < clients_; ++n) {
       const auto best = exploit_arm(n);
-      std::vector<double> wanted(arms_, 0.0);
+      std::vector<double>& wanted = wanted_;
+      std::fill(wanted.begin(), wanted.end(), 0.0);
       double total = 0.0;
       for (std::size_t k = 0; k < arms_; ++k) {
         if (k == best) continue;
@@ -377,7 +413,7 @@ class AllocState final : public sim::PhasedState {
         // An arm not yet told apart from the best at confidence log t may
         // be the best one, underestimated: its own pulls grow with log t
         // whatever the plug-in allocation says, so that no estimate starves.
-        if (!estimates[n].told_apart(k, best, log_t)) {
+        if (!estimates(n).told_apart(k, best, log_t)) {
           target = std::max(target, kInDoubtPulls * log_t);
         }
         // A phase at most doubles a count: a target read from few samples
@@ -421,10 +457,19 @@ class AllocState final : public sim::PhasedState {
   std::vector<std::uint64_t> explore_;  // this phase's exploration pulls, per (client, arm)
   std::vector<std::uint32_t> best_;     // per client: its best mixed estimate
   std::vector<std::optional<std::uint32_t>> fixed_;
+  theory::AllocationSolver solver_;         // kept: a replication solves up to once a phase
   theory::OptimalAllocation allocation_;    // the last solve, and what it was solved for:
   std::vector<std::uint8_t> planned_tied_;  // per (client, arm), as plan_targets' tied
   std::vector<double> planned_gaps_;        // the estimated gaps
   std::vector<std::uint64_t> scratch_;      // plan()'s, per arm
+  std::vector<double> sub_ends_, sub_logs_;  // this phase's sub-intervals (begin_phase())
+  // per (client, arm): mixed_estimates(), and per client whether its row is
+  // from the last broadcast
+  std::vector<double> estimated_means_, estimated_variances_;
+  std::vector<std::uint8_t> estimated_;
+  std::vector<std::uint8_t> tied_;  // plan_targets()' per (client, arm), and
+  std::vector<double> gaps_;        // per arm
+  std::vector<double> wanted_;
   double length_ = 0.0;   // this phase's slots
   double start_ = 0.0;    // slots before this phase
   double elapsed_ = 0.0;  // slots up to this phase's end

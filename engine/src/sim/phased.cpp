@@ -30,6 +30,7 @@ class PhasedRun {
         trajectory_(cell.instance(), cell.measured(), cell.checkpoints(), cell.spec().comm_cost),
         plays_(clients_),
         exploration_(clients_, 0),
+        sums_(clients_),
         participates_(clients_, false) {
     for (std::uint64_t m = 0; m < clients_; ++m) {
       streams_.push_back(rng::make_stream({seed, cell.index(), replication, m}));
@@ -126,7 +127,9 @@ class PhasedRun {
     const auto fidelity = cell_.spec().fidelity;
     for (const auto& run : plays_[m].runs) {
       if (run.slots() == 0) continue;
-      std::vector<double> sums(run.arms.size());
+      // client m's own buffer, reused: a phase is up to K runs per client
+      std::vector<double>& sums = sums_[m];
+      sums.assign(run.arms.size(), 0.0);
       draw_reward_sums(fidelity, cell_.instance(), m, streams_[m], run, sums, stop_);
       for (std::size_t i = 0; i < run.arms.size(); ++i) {
         state_.record(m, run.arms[i], run.pulls(i), sums[i]);
@@ -209,6 +212,7 @@ class PhasedRun {
   // this phase's plan
   std::vector<ClientPlay> plays_;
   std::vector<std::uint64_t> exploration_;  // L_m
+  std::vector<std::vector<double>> sums_;   // per client, draw_phase()'s reward sums
   std::uint64_t longest_ = 0;               // L_max
   std::uint64_t remaining_ = 0;             // slots left when the phase starts
   bool completes_ = true;

@@ -96,11 +96,34 @@ void warm(const AllocationProgram& program, const OptimalAllocation& previous, s
 
 }  // namespace
 
+// What a solve works in, kept between solves (AllocationSolver): the
+// program, its Newton system, and the iterates' vectors, one per name below.
+struct AllocationSolver::Workspace {
+  AllocationProgram program;
+  NewtonSystem system{program};
+  std::vector<double> u, y, s, curvature, weight, gradient, z, w, stationarity, du_aff, a_du_aff,
+      dy_aff, du, a_du, dy, next, s_next, best;
+};
+
+AllocationSolver::AllocationSolver() : workspace_(std::make_unique<Workspace>()) {}
+AllocationSolver::~AllocationSolver() = default;
+
 OptimalAllocation optimal_allocation(const model::MixedModel& mixed, double sigma,
                                      Coupling coupling, double gap_share, const StopToken& stop,
                                      const OptimalAllocation* warm_start,
                                      std::span<const std::uint8_t> tied) {
   OptimalAllocation out;
+  AllocationSolver().solve(mixed, sigma, coupling, gap_share, stop, warm_start, tied, out);
+  return out;
+}
+
+void AllocationSolver::solve(const model::MixedModel& mixed, double sigma, Coupling coupling,
+                             double gap_share, const StopToken& stop,
+                             const OptimalAllocation* warm_start,
+                             std::span<const std::uint8_t> tied, OptimalAllocation& out) {
+  out.constant = 0.0;
+  out.gap = 0.0;
+  out.newton_steps = 0;
   const std::size_t m = mixed.clients(), k = mixed.arms();
   out.pulls.assign(m * k, 0.0);
   out.shares.assign(m * k, 0.0);
@@ -108,19 +131,24 @@ OptimalAllocation optimal_allocation(const model::MixedModel& mixed, double sigm
   for (std::size_t i = 0; i < tied.size(); ++i) {
     if (tied[i] != 0) out.pulls[i] = kInfinity;
   }
-  if (sigma == 0.0) return out;  // every mean is known from one sample
-  const AllocationProgram program(mixed, sigma, coupling, tied);
-  if (program.size() == 0) return out;
+  if (sigma == 0.0) return;  // every mean is known from one sample
+  Workspace& work = *workspace_;
+  AllocationProgram& program = work.program;
+  program.assign(mixed, sigma, coupling, tied);
+  if (program.size() == 0) return;
   const auto& vars = program.variables();
   if (std::any_of(vars.begin(), vars.end(),
                   [](const AllocationProgram::Variable& v) { return !(v.cost > 0.0); })) {
     out.constant = kInfinity;  // a tie: no finite exploration tells the arms apart
-    return out;
+    return;
   }
 
   const std::size_t n = program.size();
   const double count = static_cast<double>(n);
-  std::vector<double> u = program.start(), y(n), s(n);
+  std::vector<double>&u = work.u, &y = work.y, &s = work.s;
+  program.start(u);
+  y.resize(n);
+  s.resize(n);
   program.slacks(u, s);
   // centred multipliers whose complementarity s^T y is f
   const double mu_start = program.objective(u) / count;
@@ -130,12 +158,20 @@ OptimalAllocation optimal_allocation(const model::MixedModel& mixed, double sigm
     program.slacks(u, s);
   }
 
-  NewtonSystem system(program);
-  std::vector<double> curvature(n), weight(n), gradient(n), z(n), w(n), stationarity(n);
-  std::vector<double> du_aff(n), a_du_aff(n), dy_aff(n), du(n), a_du(n), dy(n), next(n), s_next(n);
+  NewtonSystem& system = work.system;
+  system.reset();
+  std::vector<double>&curvature = work.curvature, &weight = work.weight, &gradient = work.gradient,
+  &z = work.z, &w = work.w, &stationarity = work.stationarity, &du_aff = work.du_aff,
+  &a_du_aff = work.a_du_aff, &dy_aff = work.dy_aff, &du = work.du, &a_du = work.a_du, &dy = work.dy,
+  &next = work.next, &s_next = work.s_next;
+  for (auto* v : {&curvature, &weight, &gradient, &z, &w, &stationarity, &du_aff, &a_du_aff,
+                  &dy_aff, &du, &a_du, &dy, &next, &s_next}) {
+    v->resize(n);
+  }
   double lower = 0.0, f = program.objective(u);
   // The iterates are all feasible: the result is the best of them.
-  std::vector<double> best = u;
+  std::vector<double>& best = work.best;
+  best = u;
   double best_f = f;
   unsigned stalled = 0;
   double last_gap = kInfinity;
@@ -145,7 +181,9 @@ OptimalAllocation optimal_allocation(const model::MixedModel& mixed, double sigm
       best_f = f;
       best = u;
     }
-    lower = std::max(lower, program.dual_bound(y));
+    // w = A^T y: the dual bound's and this step's
+    program.transpose_times(y, w);
+    lower = std::max(lower, program.dual_bound(y, w));
     const double gap = best_f - lower;
     if (gap <= gap_share * best_f) break;
     stalled = gap < last_gap ? 0 : stalled + 1;
@@ -155,7 +193,6 @@ OptimalAllocation optimal_allocation(const model::MixedModel& mixed, double sigm
     const double mu = dot(s, y) / count;
     // complementarity at rounding level: no step can raise the bound
     if (mu * count <= kRounding * f) break;
-    program.transpose_times(y, w);
     for (std::size_t i = 0; i < n; ++i) {
       curvature[i] = 2.0 * w[i] / u[i];
       weight[i] = y[i] / s[i];
@@ -212,7 +249,8 @@ OptimalAllocation optimal_allocation(const model::MixedModel& mixed, double sigm
   }
   f = best_f;
   u.swap(best);
-  lower = std::max(lower, program.dual_bound(y));
+  program.transpose_times(y, w);
+  lower = std::max(lower, program.dual_bound(y, w));
 
   out.gap = std::max(0.0, (f - lower) / f);
   out.constant = program.constant(f);
@@ -223,7 +261,6 @@ OptimalAllocation optimal_allocation(const model::MixedModel& mixed, double sigm
     out.pulls[at] = program.pulls(u[i]);
     out.shares[at] = y[i] * vars[i].room / total;
   }
-  return out;
 }
 
 }  // namespace pfmab::theory

@@ -22,24 +22,30 @@
 #include "pfmab/util/stop_token.hpp"
 
 #include "allocation_program.hpp"
+#include "qr_solve.hpp"
 
 namespace pfmab::theory {
 
 class NewtonSystem {
  public:
   explicit NewtonSystem(const AllocationProgram& program);
+  // Sized and laid out anew for the program, which assign() changed, in the
+  // same storage.
+  void reset();
 
   // Factors the system at `curvature` (D) and `weight` (theta), both > 0.
   // Polls `stop` while it eliminates arms.
   void factor(std::span<const double> curvature, std::span<const double> weight,
               const StopToken& stop);
-  // du = -(D + A^T theta A)^-1 g, with the last factorisation.
-  void solve(std::span<const double> gradient, std::span<double> du) const;
+  // du = -(D + A^T theta A)^-1 g, with the last factorisation. (Not const:
+  // it works in the system's own buffers, allocating nothing.)
+  void solve(std::span<const double> gradient, std::span<double> du);
 
  private:
   const AllocationProgram& program_;
   std::size_t slots_;                                // L
   std::vector<std::vector<std::uint32_t>> touches_;  // each arm's slots of best arms
+  std::vector<std::uint8_t> seen_;                   // reset()'s, arms x L
   std::vector<std::uint32_t> slot_of_;               // each arm's slot, or kUncoupled
   // per variable i: h_i = D_i + theta_i e^2, a_i = theta_i e c0 / h_i,
   // sigma_i = theta_i c0^2 D_i / h_i
@@ -51,7 +57,13 @@ class NewtonSystem {
   std::vector<double> cross_by_slot_, stiffness_by_slot_;  // arm-major, arms x L
   Eigen::MatrixXd reduced_;
   Eigen::VectorXd equilibration_;
-  Eigen::ColPivHouseholderQR<Eigen::MatrixXd> qr_;
+  ReducedQr qr_;  // (qr_solve.hpp)
+
+  // solve()'s buffers: per arm, E1's and -E2's right sides and the solved
+  // dU and nu; the reduced system's right side, solution, a residual and a
+  // right side the QR solves in place (qr_solve.hpp)
+  std::vector<double> r1_, r2_, d_sum_, nu_;
+  Eigen::VectorXd rhs_, solution_, residual_, work_;
 };
 
 }  // namespace pfmab::theory

@@ -7,8 +7,19 @@
 namespace pfmab::theory {
 
 AllocationProgram::AllocationProgram(const model::MixedModel& mixed, double sigma,
-                                     Coupling coupling, std::span<const std::uint8_t> tied)
-    : arms_(mixed.arms()), paid_(mixed.arms(), false) {
+                                     Coupling coupling, std::span<const std::uint8_t> tied) {
+  assign(mixed, sigma, coupling, tied);
+}
+
+void AllocationProgram::assign(const model::MixedModel& mixed, double sigma, Coupling coupling,
+                               std::span<const std::uint8_t> tied) {
+  arms_ = mixed.arms();
+  paid_.assign(arms_, false);
+  by_arm_.assign(arms_, 0.0);
+  vars_.clear();
+  coupled_arms_.clear();
+  cost_unit_ = 0.0;
+  room_unit_ = 0.0;
   const auto variable = [&](std::size_t n, std::size_t k) {
     return k != mixed.optimal_arm(n) && (tied.empty() || tied[n * arms_ + k] == 0);
   };
@@ -43,7 +54,8 @@ AllocationProgram::AllocationProgram(const model::MixedModel& mixed, double sigm
     cost_unit_ = std::max(cost_unit_, v.cost);
     room_unit_ = std::max(room_unit_, v.room);
   }
-  std::vector<std::uint32_t> slot_of(arms_, kUncoupled);
+  std::vector<std::uint32_t>& slot_of = slot_of_;
+  slot_of.assign(arms_, kUncoupled);
   for (auto& v : vars_) {
     v.cost /= cost_unit_;
     v.room /= room_unit_;
@@ -75,7 +87,8 @@ double AllocationProgram::objective(std::span<const double> u) const {
 }
 
 void AllocationProgram::times(std::span<const double> v, std::span<double> out) const {
-  std::vector<double> sum(arms_, 0.0);
+  std::vector<double>& sum = by_arm_;
+  std::fill(sum.begin(), sum.end(), 0.0);
   for (std::size_t i = 0; i < size(); ++i) sum[vars_[i].arm] += v[i];
   for (std::size_t i = 0; i < size(); ++i) {
     const auto& x = vars_[i];
@@ -89,7 +102,8 @@ void AllocationProgram::slacks(std::span<const double> u, std::span<double> s) c
 }
 
 void AllocationProgram::transpose_times(std::span<const double> v, std::span<double> out) const {
-  std::vector<double> by_arm(arms_, 0.0);
+  std::vector<double>& by_arm = by_arm_;
+  std::fill(by_arm.begin(), by_arm.end(), 0.0);
   for (std::size_t j = 0; j < size(); ++j) {
     by_arm[vars_[j].arm] += v[j];
     if (vars_[j].slot != kUncoupled) by_arm[vars_[j].best] += v[j];
@@ -97,30 +111,31 @@ void AllocationProgram::transpose_times(std::span<const double> v, std::span<dou
   for (std::size_t i = 0; i < size(); ++i) out[i] = own_ * v[i] + shared_ * by_arm[vars_[i].arm];
 }
 
-std::vector<double> AllocationProgram::start() const {
+void AllocationProgram::start(std::vector<double>& u) const {
   // cap[k]: the share of each of arm k's payers in the least room that a
   // constraint holding U_k has, a quarter of it for each of its two sums
-  std::vector<double> payers(arms_, 0.0), least(arms_, std::numeric_limits<double>::infinity());
+  std::vector<double>& payers = by_arm_;
+  std::vector<double>& least = least_;
+  payers.assign(arms_, 0.0);
+  least.assign(arms_, std::numeric_limits<double>::infinity());
   for (const auto& v : vars_) {
     payers[v.arm] += 1.0;
     least[v.arm] = std::min(least[v.arm], v.room);
     if (v.slot != kUncoupled) least[v.best] = std::min(least[v.best], v.room);
   }
-  std::vector<double> u(size());
+  u.resize(size());
   for (std::size_t i = 0; i < size(); ++i) {
     const auto& v = vars_[i];
     double x = own_ > 0.0 ? v.room / (4.0 * own_) : std::numeric_limits<double>::infinity();
     if (shared_ > 0.0) x = std::min(x, least[v.arm] / (4.0 * shared_ * payers[v.arm]));
     u[i] = x;
   }
-  return u;
 }
 
 // At b y the dual function is sqrt(b) P - b Q (P = sum 2 sqrt(c_i (A^T y)_i),
 // Q = r^T y), largest at sqrt(b) = P / (2 Q): the bound is P^2 / (4 Q).
-double AllocationProgram::dual_bound(std::span<const double> y) const {
-  std::vector<double> weights(size());
-  transpose_times(y, weights);
+double AllocationProgram::dual_bound(std::span<const double> y,
+                                     std::span<const double> weights) const {
   double p = 0.0, q = 0.0;
   for (std::size_t i = 0; i < size(); ++i) {
     p += 2.0 * std::sqrt(vars_[i].cost * weights[i]);

@@ -41,6 +41,11 @@ class AllocationProgram {
   // client's best.
   AllocationProgram(const model::MixedModel& mixed, double sigma, Coupling coupling,
                     std::span<const std::uint8_t> tied = {});
+  AllocationProgram() = default;  // empty, until assign()
+  // The program of these arguments in place of this one, in the same
+  // storage (AllocationSolver's: nothing allocated once the sizes settle).
+  void assign(const model::MixedModel& mixed, double sigma, Coupling coupling,
+              std::span<const std::uint8_t> tied = {});
 
   std::size_t size() const { return vars_.size(); }
   std::size_t arms() const { return arms_; }
@@ -63,27 +68,33 @@ class AllocationProgram {
   double objective(std::span<const double> u) const;
   // s(u), computed from u (negative: violated).
   void slacks(std::span<const double> u, std::span<double> s) const;
-  // A v and A^T v.
+  // A v and A^T v. (Their per-arm sums go through a scratch row the
+  // program keeps: a program belongs to one solve, on one thread, and a
+  // Newton step calls these about ten times.)
   void times(std::span<const double> v, std::span<double> out) const;
   void transpose_times(std::span<const double> v, std::span<double> out) const;
 
   // A strictly feasible point: each u_i as large as its own room allows, up
   // to an even share of what every constraint on its arm leaves, so that
   // every slack is at least a quarter of its room.
-  std::vector<double> start() const;
+  void start(std::vector<double>& u) const;
 
   // The dual function at the best multiple of y >= 0: a lower bound on the
-  // optimum (docs/allocation.md, "The certificate").
-  double dual_bound(std::span<const double> y) const;
+  // optimum (docs/allocation.md, "The certificate"), given `weights` = A^T y
+  // (which the Newton step needs too).
+  double dual_bound(std::span<const double> y, std::span<const double> weights) const;
 
  private:
-  std::size_t arms_;
+  std::size_t arms_ = 0;
   double shared_ = 0.0, own_ = 0.0;
   int scale_ = 0;
   double cost_unit_ = 0.0, room_unit_ = 0.0;
   std::vector<Variable> vars_;
   std::vector<std::uint32_t> coupled_arms_;
   std::vector<bool> paid_;
+  std::vector<std::uint32_t> slot_of_;  // assign()'s, per arm
+  // times()', transpose_times()' and start()'s scratch, per arm
+  mutable std::vector<double> by_arm_, least_;
 };
 
 }  // namespace pfmab::theory

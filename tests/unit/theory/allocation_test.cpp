@@ -11,6 +11,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <bit>
 #include <cmath>
 #include <cstdint>
 #include <numeric>
@@ -500,6 +501,48 @@ TEST(Allocation, AWarmStartReachesTheSameCertifiedConstant) {
         optimal_allocation(mixed, 1.0, Coupling::coupled, theory::kExactGap, {}, start);
     EXPECT_LE(warm.gap, 1e-9);
     EXPECT_NEAR(warm.constant, exact.constant, 1e-9 * exact.constant);
+  }
+}
+
+// One AllocationSolver reused, as pf-alloc does every phase, across games of
+// other sizes, tie masks and gaps asked (its program, Newton system and
+// iterates kept between solves, `out` written over): the same bits as a
+// fresh optimal_allocation each time.
+TEST(Allocation, AReusedSolverGivesTheBitsOfAFreshSolve) {
+  const auto same = [](const theory::OptimalAllocation& a, const theory::OptimalAllocation& b) {
+    EXPECT_EQ(std::bit_cast<std::uint64_t>(a.constant), std::bit_cast<std::uint64_t>(b.constant));
+    EXPECT_EQ(std::bit_cast<std::uint64_t>(a.gap), std::bit_cast<std::uint64_t>(b.gap));
+    EXPECT_EQ(a.newton_steps, b.newton_steps);
+    ASSERT_EQ(a.pulls.size(), b.pulls.size());
+    for (std::size_t i = 0; i < a.pulls.size(); ++i) {
+      EXPECT_EQ(std::bit_cast<std::uint64_t>(a.pulls[i]), std::bit_cast<std::uint64_t>(b.pulls[i]));
+      EXPECT_EQ(std::bit_cast<std::uint64_t>(a.shares[i]),
+                std::bit_cast<std::uint64_t>(b.shares[i]));
+    }
+  };
+  theory::AllocationSolver solver;
+  theory::OptimalAllocation out;
+  const auto synthetic = *instance_of(synthetic_rows());
+  const auto movielens = *instance_of(movielens_rows());
+  const auto generated = bench::random_game(30, 7, 5);
+  for (const auto* game : {&synthetic, &movielens, &generated, &synthetic, &generated}) {
+    for (const double alpha : {0.0, 0.5, 1.0}) {
+      const model::MixedModel mixed(*game, alpha);
+      // a tie mask as pf-alloc passes: each client's second arm by index
+      std::vector<std::uint8_t> tied(mixed.clients() * mixed.arms(), 0);
+      for (std::size_t m = 0; m < mixed.clients(); ++m) {
+        tied[m * mixed.arms() + (mixed.optimal_arm(m) + 1) % mixed.arms()] = 1;
+      }
+      for (const bool with_ties : {true, false}) {
+        for (const double gap_share : {1e-2, 1e-3, theory::kExactGap}) {
+          const std::span<const std::uint8_t> ties =
+              with_ties ? std::span<const std::uint8_t>(tied) : std::span<const std::uint8_t>();
+          solver.solve(mixed, 1.0, Coupling::coupled, gap_share, {}, nullptr, ties, out);
+          same(out,
+               optimal_allocation(mixed, 1.0, Coupling::coupled, gap_share, {}, nullptr, ties));
+        }
+      }
+    }
   }
 }
 

@@ -2,6 +2,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <span>
 #include <vector>
 
@@ -72,5 +73,26 @@ OptimalAllocation optimal_allocation(const model::MixedModel& mixed, double sigm
                                      double gap_share = kExactGap, const StopToken& stop = {},
                                      const OptimalAllocation* warm_start = nullptr,
                                      std::span<const std::uint8_t> tied = {});
+
+// optimal_allocation for a caller that solves again and again (pf-alloc, each
+// phase): the program, its Newton system and the iterates stay in this
+// object between solves, and the result is written into `out`'s vectors,
+// so that once the sizes settle a solve allocates nothing. The same
+// results, bit for bit. One solve at a time.
+class AllocationSolver {
+ public:
+  AllocationSolver();
+  ~AllocationSolver();
+  AllocationSolver(const AllocationSolver&) = delete;
+  AllocationSolver& operator=(const AllocationSolver&) = delete;
+
+  void solve(const model::MixedModel& mixed, double sigma, Coupling coupling, double gap_share,
+             const StopToken& stop, const OptimalAllocation* warm_start,
+             std::span<const std::uint8_t> tied, OptimalAllocation& out);
+
+ private:
+  struct Workspace;  // allocation.cpp's
+  std::unique_ptr<Workspace> workspace_;
+};
 
 }  // namespace pfmab::theory
