@@ -11,7 +11,8 @@
 // Phase 1 is n0 pulls of every arm by every client; a phase begun at slot t
 // then ends at 2 t + K n0 (doubling) or, as far as the estimates tell every
 // client's exploited arm apart, up to t^(1 + margin), or t^2 once every
-// client has fixed its arm: fewer exchanges, 2 per client and phase
+// client has fixed its arm, or as long as its exploitation risks less regret
+// than its exchanges cost: fewer exchanges, 2 per client and phase
 // (docs/pf-alloc.md, "Communication"). Within a long phase each client
 // tracks its targets, known functions of the slot, in doubling
 // sub-intervals, with no exchange. A client fixes its arm once its
@@ -25,6 +26,7 @@
 #include <array>
 #include <cmath>
 #include <limits>
+#include <numbers>
 #include <numeric>
 #include <optional>
 #include <string>
@@ -109,6 +111,7 @@ class AllocState final : public sim::PhasedState {
         sigma_(cell.instance().rewards().kind == model::RewardKind::gaussian
                    ? cell.instance().rewards().sigma
                    : 0.5),
+        comm_cost_(cell.spec().comm_cost),
         every_arm_(arms_),
         counts_(clients_ * arms_, 0),
         sums_(clients_ * arms_, 0.0),
@@ -210,6 +213,7 @@ class AllocState final : public sim::PhasedState {
   // total and the total of 1 / N (so that a client's mixed estimate costs
   // O(K), not O(M K)).
   void aggregate(std::span<const std::uint32_t> participants) override {
+    participants_ = participants.size();
     std::fill(estimated_.begin(), estimated_.end(), std::uint8_t{0});
     for (const auto m : participants) {
       std::copy_n(counts_.begin() + static_cast<std::ptrdiff_t>(m * arms_), arms_,
@@ -262,7 +266,9 @@ class AllocState final : public sim::PhasedState {
   // How far the next phase may reach (docs/pf-alloc.md, "Communication"):
   // to t^2 once every client has fixed its arm; otherwise to t^(1 + margin)
   // at most, and no further than the slot e^L, L the least confidence at
-  // which a client not fixed tells its exploited arm apart from every other.
+  // which a client not fixed tells its exploited arm apart from every other;
+  // and, whatever those say, as many slots past t as the exchanges it saves
+  // are worth in the regret its exploitation risks.
   void end_phase() override {
     // every client's estimates, for this and the next plan_targets(): those
     // update() did not compute (clients that sat the phase out) are stale
@@ -272,6 +278,7 @@ class AllocState final : public sim::PhasedState {
     }
     bool every_fixed = true;
     reach_ = std::numeric_limits<double>::infinity();
+    double risk = 0.0;  // the regret per slot of exploiting the estimated best arms
     for (std::size_t m = 0; m < clients_; ++m) {
       if (fixed_[m]) continue;
       every_fixed = false;
@@ -280,11 +287,18 @@ class AllocState final : public sim::PhasedState {
       for (std::uint32_t k = 0; k < arms_; ++k) {
         if (k == arm) continue;
         const double gap = std::max(0.0, estimate.means[arm] - estimate.means[k]);
-        reach_ =
-            std::min(reach_, gap * gap / (2.0 * (estimate.variances[k] + estimate.variances[arm])));
+        const double variance = estimate.variances[k] + estimate.variances[arm];
+        reach_ = std::min(reach_, gap * gap / (2.0 * variance));
+        risk += expected_shortfall(gap, std::sqrt(variance));
       }
     }
     growth_ = every_fixed ? kFixedGrowth : 1.0 + params_.margin;
+    // A phase's exchanges cost 2 C per participant; a phase longer by s
+    // slots risks about `risk` s of exploitation regret. While some client
+    // is not fixed, the phase may run until the two are equal: then its
+    // exploitation costs no more than the exchanges of the phase it saves.
+    const double exchanges = 2.0 * comm_cost_ * static_cast<double>(participants_);
+    patience_ = every_fixed || exchanges == 0.0 ? 0.0 : exchanges / risk;
   }
 
   // O_m: the fixed arm, or, like the baselines that never fix one, the arm
@@ -356,12 +370,27 @@ class AllocState final : public sim::PhasedState {
   }
 
   // The slot the phase beginning now ends at: the doubling 2 t + K n0 (its
-  // first K n0), or t^growth_ capped at e^reach_ if later, t the slots
-  // elapsed; the horizon at the latest.
+  // first K n0), or t^growth_ capped at e^reach_, or t + patience_, whichever
+  // is latest, t the slots elapsed; the horizon at the latest.
   double phase_end() const {
     const double doubling = 2.0 * elapsed_ + static_cast<double>(params_.initial_pulls * arms_);
     const double grown = std::min(std::pow(elapsed_, growth_), std::exp(reach_));
-    return std::min(static_cast<double>(horizon_), std::max(doubling, std::floor(grown)));
+    const double patient = elapsed_ + patience_;
+    return std::min(static_cast<double>(horizon_),
+                    std::max({doubling, std::floor(grown), std::floor(patient)}));
+  }
+
+  // E[(mu_k - mu_best)^+] for mu_k - mu_best ~ N(-gap, sd^2), the
+  // estimates' law of the difference: the expected regret per slot of
+  // exploiting the estimated best arm rather than arm k, sd phi(gap / sd) -
+  // gap Q(gap / sd). 0 for a difference known exactly.
+  static double expected_shortfall(double gap, double sd) {
+    if (sd == 0.0) return 0.0;
+    if (std::isinf(sd)) return sd;
+    const double z = gap / sd;
+    const double density = std::exp(-0.5 * z * z) / std::sqrt(2.0 * std::numbers::pi);
+    const double tail = 0.5 * std::erfc(z / std::numbers::sqrt2);
+    return std::max(0.0, sd * density - gap * tail);
   }
 
   // explore_: the pulls that bring each client's count of each arm but its
@@ -447,6 +476,7 @@ class AllocState final : public sim::PhasedState {
   std::size_t clients_, arms_;
   std::uint64_t horizon_;
   double sigma_;
+  double comm_cost_;                            // C, per participant and exchange
   std::vector<std::uint32_t> every_arm_;        // 0, 1, ..., K - 1: the runs' spans
   std::vector<std::uint64_t> counts_;           // per (client, arm), row-major: client state
   std::vector<double> sums_;                    // the same
@@ -474,7 +504,9 @@ class AllocState final : public sim::PhasedState {
   double start_ = 0.0;    // slots before this phase
   double elapsed_ = 0.0;  // slots up to this phase's end
   double growth_ = 1.0;   // the next phase ends at elapsed_^growth_ at the latest,
-  double reach_ = 0.0;    // and at e^reach_ (unless doubling is later)
+  double reach_ = 0.0;    // and at e^reach_ (unless doubling is later),
+  double patience_ = 0.0;         // or elapsed_ + patience_ if later
+  std::size_t participants_ = 0;  // in the phase last aggregated
   bool first_ = true;
 };
 
@@ -490,7 +522,8 @@ class PfAlloc final : public sim::Algorithm {
     return sim::run_phased(cell, state, seed, replication, stop);
   }
   std::string schedule() const override {
-    return fmt::format("max(2 t + K n0, min(t^a, e^L)), n0 = {}", params_.initial_pulls);
+    return fmt::format("max(2 t + K n0, min(t^a, e^L), t + 2 C M / risk), n0 = {}",
+                       params_.initial_pulls);
   }
   // One allocation solved per phase after the first: the phases begun are
   // at most the P with K n0 (2^P - 1) >= T (doubling; phases that outgrow it,
