@@ -60,11 +60,11 @@ def cpu(args):
     return (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
 
 
-def per_replication(path, horizon):
-    cell = ["run", "--means", path, "--algorithm", "pf-alloc", "--alpha", str(ALPHA), "--horizon",
+def per_replication(path, horizon, algorithm="pf-alloc"):
+    cell = ["run", "--means", path, "--algorithm", algorithm, "--alpha", str(ALPHA), "--horizon",
             str(horizon), "--seed", "2026", "--threads", "1", "--quiet"]
     # a first guess of the cost from 4 and 12 replications, then R for ~0.5 s
-    guess = max((cpu(cell + ["--replications", "12"]) - cpu(cell + ["--replications", "4"])) / 8,
+    guess = max((cpu(cell + ["--replications", "3"]) - cpu(cell + ["--replications", "1"])) / 2,
                 1e-4)
     r = max(2, min(2000, round(0.25 / guess)))
     samples = sorted((cpu(cell + ["--replications", str(3 * r)]) -
