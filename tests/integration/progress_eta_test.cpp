@@ -259,12 +259,12 @@ TEST(ProgressEta, OnTheStudyWithPfAllocATenthInItIsWithin25PercentAndNeverThreeT
 // pf-alloc. With the estimate of commit e8d01cb, fitted before issue 26's
 // solver (a solve of 10.6 K^2 + 3.4 M K us a phase after the first: 190 ms
 // on MovieLens, where pf-alloc now takes 2.6 ms), pf-alloc's cost is put at
-// 70 to 100 times the truth; without its planning in the estimate (the
-// issue's run), at a twentieth to a thirtieth of it. Either way pf-alloc
-// sets only its own cells' rate: after the first minute the ETA is at worst
-// 1.80 and 1.73 times off (the refitted estimate 1.74), half way 0.87 of the
-// time left as with the refitted estimate. (The issue's ETA was 200 times
-// off.)
+// 15 (20x10) to 70 (MovieLens) times the truth; without its planning in
+// the estimate (the issue's run), at a twentieth to a thirtieth of it.
+// Either way pf-alloc sets only its own cells' rate: after the first minute
+// the ETA is at worst 1.80 and 1.73 times off (the refitted estimate 1.74),
+// half way 0.87 of the time left as with the refitted estimate. (The
+// issue's ETA was 200 times off.)
 double stale_planning_cost(const sim::Cell& cell) {
   const auto clients = static_cast<double>(cell.instance().clients());
   const auto arms = static_cast<double>(cell.instance().arms());

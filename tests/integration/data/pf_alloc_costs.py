@@ -63,7 +63,8 @@ def cpu(args):
 def per_replication(path, horizon, algorithm="pf-alloc"):
     cell = ["run", "--means", path, "--algorithm", algorithm, "--alpha", str(ALPHA), "--horizon",
             str(horizon), "--seed", "2026", "--threads", "1", "--quiet"]
-    # a first guess of the cost from 4 and 12 replications, then R for ~0.5 s
+    # a first guess of the cost from 1 and 3 replications (4 and 12 for pf_alloc_costs.csv,
+    # too slow for the baselines), then R for ~0.5 s
     guess = max((cpu(cell + ["--replications", "3"]) - cpu(cell + ["--replications", "1"])) / 2,
                 1e-4)
     r = max(2, min(2000, round(0.25 / guess)))
