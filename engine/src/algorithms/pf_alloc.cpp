@@ -525,29 +525,35 @@ class PfAlloc final : public sim::Algorithm {
     return fmt::format("max(2 t + K n0, min(t^a, e^L), t + 2 C M / risk), n0 = {}",
                        params_.initial_pulls);
   }
-  // One allocation solved per phase after the first: the phases begun are
-  // at most the P with K n0 (2^P - 1) >= T (doubling; phases that outgrow it,
-  // docs/pf-alloc.md "Communication", make them 0.45 to 0.9 of that on
-  // the games measured there at T = 10^10). A solve's cost is a least-squares fit
-  // (of relative error) to the processor time of pf-alloc's replications
-  // at T = 10^6, alpha = 0.5, at commit e8d01cb, on MovieLens 10x40, the
-  // study's 20x10 game and random 4x9, 50x5, 5x20, 100x20, 20x40 and 2x100
-  // games: within -33% (2x100, 1.3 s) and +38% (5x20, 37 ms) of the times
-  // measured, 190 ms on MovieLens. The solve is what issue 26 makes faster,
-  // so this goes stale; the progress display learns the real cost as it runs.
+  // A plan (and at most one solve of the allocation) per phase after the
+  // first: the phases begun are at most the P with K n0 (2^P - 1) >= T
+  // (doubling; phases that outgrow it, docs/pf-alloc.md "Communication",
+  // make them 0.45 to 0.9 of that on the games measured there at T = 10^10,
+  // about all of it at T = 10^5 to 10^7). Since issue 26's interior-point
+  // solver a phase costs about the same per client and arm on every game,
+  // the solve no longer standing out: kPhasePerClientArm is a least-squares
+  // fit (of relative error) to the processor time of pf-alloc's
+  // replications at T = 10^6, alpha = 0.5, at commit 6f97f12 on 2026-11-26,
+  // on MovieLens 10x40, the study's 20x10 game and random 4x9, 50x5, 5x20,
+  // 100x20, 20x40 and 2x100 games (tools/random_means.py, seed 1), made
+  // with tests/integration/data/pf_alloc_costs.py (its data beside it):
+  // within -30% (20x40, 7.3 ms) and +36% (50x5, 1.6 ms) of the times
+  // measured, 2.2 ms on MovieLens; at T = 10^5 and 10^7 within -27% and
+  // +56%. (At e8d01cb the solve was 10.6 K^2 + 3.4 M K us, 190 ms on
+  // MovieLens; fitted to 6f97f12's times, its K^2 term comes out at 3 ns.)
+  // The progress display learns the real cost as it runs.
   double planning_cost(const sim::Cell& cell) const override {
     const auto clients = static_cast<double>(cell.instance().clients());
     const auto arms = static_cast<double>(cell.instance().arms());
     const double first = arms * static_cast<double>(params_.initial_pulls);
     const double phases = std::ceil(std::log2(static_cast<double>(cell.horizon()) / first + 1.0));
-    return (phases - 1.0) *
-           (kSolvePerArmSquared * arms * arms + kSolvePerClientArm * clients * arms);
+    return (phases - 1.0) * kPhasePerClientArm * clients * arms;
   }
 
  private:
-  // A phase's solve, in nanoseconds (see planning_cost).
-  static constexpr double kSolvePerArmSquared = 10'600.0;
-  static constexpr double kSolvePerClientArm = 3'400.0;
+  // A phase's plan and solve per client and arm, in nanoseconds (see
+  // planning_cost).
+  static constexpr double kPhasePerClientArm = 620.0;
 
   AllocParams params_;
 };

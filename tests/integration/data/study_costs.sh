@@ -31,7 +31,7 @@ for game in "${games[@]}"; do
     costs=(0 1 10 100)
     case $algorithm in
       local-ucb | centralized-ucb) costs=(-); r=1 ;;  # about 1 s a replication; they never pay C
-      pf-alloc) r=3 ;;
+      pf-alloc) r=100 ;;  # about 2 ms
       *) r=200 ;;  # 0.1 to 1 ms
     esac
     for alpha in 0 0.2 0.5 0.9 1; do
