@@ -15,7 +15,8 @@ Trajectory::Trajectory(const model::Instance& instance, const model::MixedModel&
       clients_(instance.clients()),
       arms_(instance.arms()),
       pulls_(clients_ * arms_, 0),
-      scratch_(clients_ * arms_, 0) {
+      scratch_(clients_ * arms_, 0),
+      cursors_(clients_) {
   for (std::size_t m = 0; m < clients_; ++m) {
     for (std::size_t k = 0; k < arms_; ++k) {
       gap_.push_back(measured.gap(m, k));
@@ -101,22 +102,30 @@ std::uint64_t ClientPlay::slots() const {
   return total;
 }
 
-void Trajectory::add_pulls(std::span<const ClientPlay> plays, std::uint64_t elapsed,
-                           std::vector<std::uint64_t>& counts) const {
-  for (std::size_t m = 0; m < clients_; ++m) {
-    auto* per_arm = counts.data() + m * arms_;
-    std::uint64_t left = elapsed;
-    for (const auto& run : plays[m].runs) {
-      if (left == 0) break;
-      const std::uint64_t taken = std::min(left, run.slots());
-      run.add_pulls(taken, per_arm);
-      left -= taken;
+inline void Trajectory::Cursor::pass(const ClientPlay& play, std::uint64_t elapsed,
+                                     std::uint64_t* passed) {
+  const std::size_t runs = play.runs.size(), items = runs + play.waiting.size();
+  for (; item < items; ++item) {
+    const std::uint64_t slots =
+        item < runs ? play.runs[item].slots() : play.waiting[item - runs].slots;
+    if (elapsed - done < slots) return;
+    if (item < runs) {
+      play.runs[item].add_pulls(slots, passed);
+    } else {
+      passed[play.waiting[item - runs].arm] += slots;
     }
-    for (const auto& segment : plays[m].waiting) {
-      const std::uint64_t taken = std::min(left, segment.slots);
-      per_arm[segment.arm] += taken;
-      left -= taken;
-    }
+    done += slots;
+  }
+}
+
+inline void Trajectory::Cursor::add_part(const ClientPlay& play, std::uint64_t elapsed,
+                                         std::uint64_t* counts) const {
+  const std::size_t runs = play.runs.size();
+  if (item == runs + play.waiting.size() || elapsed == done) return;
+  if (item < runs) {
+    play.runs[item].add_pulls(elapsed - done, counts);
+  } else {
+    counts[play.waiting[item - runs].arm] += elapsed - done;
   }
 }
 
@@ -141,14 +150,27 @@ void Trajectory::advance(std::span<const ClientPlay> plays, std::uint64_t length
   const bool completes = length <= horizon() - now_;
   const std::uint64_t end = completes ? now_ + length : horizon();
   const std::uint64_t comm_at_end = completes ? comm_count_ + exchanges : comm_count_;
+  // Each client's runs wholly passed are added to pulls_ once, as the
+  // checkpoints within the stretch reach them; a checkpoint's counts are
+  // those and the part of the run it falls in (the same integers as adding
+  // every run up to it afresh, so the same bits).
+  std::fill(cursors_.begin(), cursors_.end(), Cursor{});
   for (; next_checkpoint_ < checkpoints_.size() && checkpoints_[next_checkpoint_] <= end;
        ++next_checkpoint_) {
     const std::uint64_t at = checkpoints_[next_checkpoint_];
+    for (std::size_t m = 0; m < clients_; ++m) {
+      cursors_[m].pass(plays[m], at - now_, pulls_.data() + m * arms_);
+    }
     scratch_ = pulls_;
-    add_pulls(plays, at - now_, scratch_);
+    for (std::size_t m = 0; m < clients_; ++m) {
+      cursors_[m].add_part(plays[m], at - now_, scratch_.data() + m * arms_);
+    }
     record(scratch_, at == now_ + length ? comm_at_end : comm_count_);
   }
-  add_pulls(plays, end - now_, pulls_);
+  for (std::size_t m = 0; m < clients_; ++m) {
+    cursors_[m].pass(plays[m], end - now_, pulls_.data() + m * arms_);
+    cursors_[m].add_part(plays[m], end - now_, pulls_.data() + m * arms_);
+  }
   comm_count_ = comm_at_end;
   now_ = end;
 }

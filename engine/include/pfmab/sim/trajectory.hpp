@@ -91,9 +91,18 @@ class Trajectory {
   Series take_series() { return std::move(series_); }
 
  private:
-  // counts += pulls of each (client, arm) in the first `elapsed` slots of plays
-  void add_pulls(std::span<const ClientPlay> plays, std::uint64_t elapsed,
-                 std::vector<std::uint64_t>& counts) const;
+  // Where advance() is in one client's play: its items (runs, then waiting
+  // segments) before `item` are wholly passed, `done` slots.
+  struct Cursor {
+    std::size_t item = 0;
+    std::uint64_t done = 0;
+    // Moves past the items wholly within the first `elapsed` slots of `play`
+    // (elapsed not below the last call's), adding their pulls to `passed`
+    // (that client's row).
+    void pass(const ClientPlay& play, std::uint64_t elapsed, std::uint64_t* passed);
+    // Adds to `counts` the pulls of the part of the next item within them.
+    void add_part(const ClientPlay& play, std::uint64_t elapsed, std::uint64_t* counts) const;
+  };
   void record_due_checkpoints();  // those at now_, after a slot
   void record(const std::vector<std::uint64_t>& counts, std::uint64_t comm_count);
 
@@ -103,8 +112,11 @@ class Trajectory {
   std::size_t arms_;
   // per (client, arm), row-major: Delta'_{k,m}, mu_{k,m}, mu_k, mu'_{k,m}
   std::vector<double> gap_, local_, global_, mixed_;
-  std::vector<std::uint64_t> pulls_;  // per (client, arm) up to now_
+  // per (client, arm) up to now_ (within advance(), and the runs it has
+  // wholly passed)
+  std::vector<std::uint64_t> pulls_;
   std::vector<std::uint64_t> scratch_;
+  std::vector<Cursor> cursors_;  // advance()'s, per client
   std::uint64_t now_ = 0;
   std::uint64_t comm_count_ = 0;
   std::size_t next_checkpoint_ = 0;
