@@ -4,7 +4,8 @@
 # modes and presets, the enhanced lengths, both baselines, partial
 # participation), one line each ("WHAT DIGEST"), with the release build's
 # pfmab (build/pfmab): record it before a refactor and compare after, since
-# a refactor changes no result. About 4 minutes on 2 cores.
+# a refactor changes no result. Most of its time is results/tight-bound's two
+# runs, about 10 minutes each on 2 cores.
 #
 #   tools/digests.sh > before.txt; ...; tools/digests.sh | diff before.txt -
 set -euo pipefail
