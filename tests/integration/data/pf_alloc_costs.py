@@ -40,11 +40,15 @@ ALPHA = 0.5
 INITIAL_PULLS = 20  # pf-alloc's n0
 
 
-def games(folder):
-    """(name, path, M, K) of every game measured."""
-    out = [("movielens_10x40", os.path.join(ROOT, "../shared/data/movielens_10x40.csv"), 10, 40),
-           ("means_20x10", os.path.join(ROOT, "results/study/means_20x10.csv"), 20, 10)]
-    for m, k in RANDOM:
+NAMED = [("movielens_10x40", os.path.join(ROOT, "../shared/data/movielens_10x40.csv"), 10, 40),
+         ("means_20x10", os.path.join(ROOT, "results/study/means_20x10.csv"), 20, 10)]
+
+
+def games(folder, named=NAMED, random=RANDOM):
+    """(name, path, M, K) of every game measured: `named`, then an M x K game
+    of tools/random_means.py (seed 1) for each (M, K) of `random`, made in folder."""
+    out = list(named)
+    for m, k in random:
         path = os.path.join(folder, f"random_{m}x{k}.csv")
         subprocess.run([sys.executable, os.path.join(ROOT, "tools/random_means.py"), "--clients",
                         str(m), "--arms", str(k), "--seed", "1", "-o", path], check=True)

@@ -22,7 +22,7 @@ import tempfile
 
 import numpy as np
 
-from pf_alloc_costs import ROOT, per_replication
+from pf_alloc_costs import ROOT, games, per_replication
 
 GAMES = [("synthetic_4x9", os.path.join(ROOT, "../shared/data/synthetic_4x9.csv"), 4, 9),
          ("movielens_10x40", os.path.join(ROOT, "../shared/data/movielens_10x40.csv"), 10, 40),
@@ -38,19 +38,13 @@ def measure():
                             capture_output=True, text=True).stdout.strip()
     date = subprocess.run(["date", "-u", "+%F"], capture_output=True, text=True).stdout.strip()
     print("# Processor seconds per replication of the slot-by-slot baselines, alpha 0.5,")
-    print(f"# T = 10^5, one thread, measured by tests/integration/data/slot_costs.py with")
+    print("# T = 10^5, one thread, measured by tests/integration/data/slot_costs.py with")
     print(f"# pfmab at commit {commit} on {date} (load {load} at the start).")
     print("game,clients,arms,horizon,algorithm,replications,seconds")
     with tempfile.TemporaryDirectory() as folder:
-        games = list(GAMES)
-        for m, k in RANDOM:
-            path = os.path.join(folder, f"random_{m}x{k}.csv")
-            subprocess.run([sys.executable, os.path.join(ROOT, "tools/random_means.py"),
-                            "--clients", str(m), "--arms", str(k), "--seed", "1", "-o", path],
-                           check=True)
-            games.append((f"random_{m}x{k}", path, m, k))
+        measured = games(folder, GAMES, RANDOM)
         for algorithm in ("local-ucb", "centralized-ucb"):
-            for name, path, m, k in games:
+            for name, path, m, k in measured:
                 seconds, r = per_replication(path, HORIZON, algorithm)
                 print(f"{name},{m},{k},{HORIZON},{algorithm},{r},{seconds:.6f}", flush=True)
 
