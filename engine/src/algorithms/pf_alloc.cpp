@@ -278,7 +278,9 @@ class AllocState final : public sim::PhasedState {
     }
     bool every_fixed = true;
     reach_ = std::numeric_limits<double>::infinity();
-    double risk = 0.0;  // the regret per slot of exploiting the estimated best arms
+    // the regret per slot of exploiting the estimated best arms (only
+    // weighed against exchanges that cost something)
+    double risk = 0.0;
     for (std::size_t m = 0; m < clients_; ++m) {
       if (fixed_[m]) continue;
       every_fixed = false;
@@ -289,7 +291,7 @@ class AllocState final : public sim::PhasedState {
         const double gap = std::max(0.0, estimate.means[arm] - estimate.means[k]);
         const double variance = estimate.variances[k] + estimate.variances[arm];
         reach_ = std::min(reach_, gap * gap / (2.0 * variance));
-        risk += expected_shortfall(gap, std::sqrt(variance));
+        if (comm_cost_ > 0.0) risk += expected_shortfall(gap, std::sqrt(variance));
       }
     }
     growth_ = every_fixed ? kFixedGrowth : 1.0 + params_.margin;
