@@ -31,7 +31,7 @@
 #include "pfmab/io/progress.hpp"
 #include "pfmab/io/report.hpp"
 #include "pfmab/io/results_file.hpp"
-#include "pfmab/model/limits.hpp"
+#include "pfmab/util/limits.hpp"
 #include "pfmab/run/run_experiment.hpp"
 #include "pfmab/run/world.hpp"
 #include "pfmab/sim/columns.hpp"

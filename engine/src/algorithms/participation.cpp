@@ -4,7 +4,7 @@
 
 #include <fmt/format.h>
 
-#include "pfmab/model/limits.hpp"
+#include "pfmab/util/limits.hpp"
 #include "pfmab/util/error.hpp"
 #include "pfmab/util/excerpt.hpp"
 

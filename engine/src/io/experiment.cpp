@@ -13,7 +13,7 @@
 
 #include "pfmab/algorithms/participation.hpp"
 #include "pfmab/algorithms/registry.hpp"
-#include "pfmab/model/limits.hpp"
+#include "pfmab/util/limits.hpp"
 #include "pfmab/model/means_table.hpp"
 #include "pfmab/util/checked.hpp"
 #include "pfmab/util/error.hpp"

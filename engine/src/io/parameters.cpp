@@ -9,7 +9,7 @@
 
 #include "pfmab/algorithms/participation.hpp"
 #include "pfmab/algorithms/registry.hpp"
-#include "pfmab/model/limits.hpp"
+#include "pfmab/util/limits.hpp"
 #include "pfmab/model/mixed_model.hpp"
 #include "pfmab/model/reward_family.hpp"
 #include "pfmab/sim/cell.hpp"

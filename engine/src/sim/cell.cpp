@@ -4,7 +4,7 @@
 
 #include <fmt/format.h>
 
-#include "pfmab/model/limits.hpp"
+#include "pfmab/util/limits.hpp"
 #include "pfmab/sim/checkpoints.hpp"
 #include "pfmab/util/checked.hpp"
 #include "pfmab/util/error.hpp"

@@ -6,7 +6,7 @@
 
 #include <fmt/format.h>
 
-#include "pfmab/model/limits.hpp"
+#include "pfmab/util/limits.hpp"
 #include "pfmab/util/error.hpp"
 
 namespace pfmab::sim {

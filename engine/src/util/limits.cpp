@@ -1,4 +1,4 @@
-#include "pfmab/model/limits.hpp"
+#include "pfmab/util/limits.hpp"
 
 #include <oneapi/tbb/info.h>
 
