@@ -9,8 +9,8 @@
 #include <memory>
 #include <numeric>
 #include <optional>
-#include <string>
 #include <random>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -18,10 +18,10 @@
 #include <oneapi/tbb/task_arena.h>
 #include <pcg_random.hpp>
 
+#include "pfmab/families/family.hpp"
 #include "pfmab/io/experiment.hpp"
 #include "pfmab/model/instance.hpp"
 #include "pfmab/model/means_table.hpp"
-#include "pfmab/model/reward_family.hpp"
 #include "pfmab/rng/samplers.hpp"
 #include "pfmab/rng/streams.hpp"
 #include "pfmab/sim/cell.hpp"
@@ -32,8 +32,6 @@
 #include "random_game.hpp"
 
 namespace {
-
-using pfmab::model::RewardKind;
 
 // Draws per iteration of a raw-draw benchmark: enough that the loop and the
 // optimisation barrier at its end cost nothing per draw, as the engine's
@@ -47,9 +45,9 @@ const pfmab::model::MeansTable& synthetic_means() {
   return table;
 }
 
-std::shared_ptr<const pfmab::model::Instance> synthetic_instance(RewardKind kind) {
+std::shared_ptr<const pfmab::model::Instance> synthetic_instance(std::string_view family) {
   return std::make_shared<const pfmab::model::Instance>(synthetic_means(),
-                                                        pfmab::model::RewardFamily{kind, 1.0});
+                                                        pfmab::families::RewardFamily{family});
 }
 
 // Reports the time per reward drawn, printed as e.g. "3.2ns".
@@ -73,8 +71,8 @@ constexpr std::size_t kArm = 8;
 
 // X = mu + sigma Z, Z by Boost's ziggurat (pfmab::rng::UnitNormal).
 void BM_RawDraw_Gaussian(benchmark::State& state) {
-  const auto instance = synthetic_instance(RewardKind::gaussian);
-  const double mu = instance->local_mean(0, kArm), sigma = instance->rewards().sigma;
+  const auto instance = synthetic_instance("gaussian");
+  const double mu = instance->local_mean(0, kArm), sigma = instance->rewards().value("sigma");
   pcg32 rng = pfmab::rng::make_stream({1, 0, 0, 0});
   pfmab::rng::UnitNormal normal;
   double sum = 0.0;
@@ -88,7 +86,7 @@ BENCHMARK(BM_RawDraw_Gaussian)->UseRealTime();
 
 // Bernoulli(mu) as the engine draws it: one 32-bit draw against a threshold.
 void BM_RawDraw_Bernoulli(benchmark::State& state) {
-  const auto instance = synthetic_instance(RewardKind::bernoulli);
+  const auto instance = synthetic_instance("bernoulli");
   const std::uint64_t threshold = pfmab::rng::bernoulli_threshold(instance->local_mean(0, kArm));
   pcg32 rng = pfmab::rng::make_stream({1, 0, 0, 0});
   std::uint64_t successes = 0;
@@ -103,8 +101,8 @@ BENCHMARK(BM_RawDraw_Bernoulli)->UseRealTime();
 
 // For context: the standard library's normal (Marsaglia polar in libstdc++).
 void BM_RawDraw_StdNormal(benchmark::State& state) {
-  const auto instance = synthetic_instance(RewardKind::gaussian);
-  const double mu = instance->local_mean(0, kArm), sigma = instance->rewards().sigma;
+  const auto instance = synthetic_instance("gaussian");
+  const double mu = instance->local_mean(0, kArm), sigma = instance->rewards().value("sigma");
   pcg32 rng = pfmab::rng::make_stream({1, 0, 0, 0});
   std::normal_distribution<double> normal(0.0, 1.0);
   double sum = 0.0;
@@ -120,8 +118,8 @@ BENCHMARK(BM_RawDraw_StdNormal)->UseRealTime();
 // The exploration kernel: client 1 (index 0) pulls all K = 9 arms round robin
 //------------------------------------------------------------------------------
 
-void explore_per_pull(benchmark::State& state, RewardKind kind) {
-  const auto instance = synthetic_instance(kind);
+void explore_per_pull(benchmark::State& state, std::string_view family) {
+  const auto instance = synthetic_instance(family);
   std::vector<std::uint32_t> arms(instance->arms());
   std::iota(arms.begin(), arms.end(), 0U);
   pfmab::sim::Run run;
@@ -137,12 +135,8 @@ void explore_per_pull(benchmark::State& state, RewardKind kind) {
   count_pulls(state, state.iterations() * static_cast<std::int64_t>(run.slots()));
 }
 
-void BM_ExplorePerPull_Gaussian(benchmark::State& state) {
-  explore_per_pull(state, RewardKind::gaussian);
-}
-void BM_ExplorePerPull_Bernoulli(benchmark::State& state) {
-  explore_per_pull(state, RewardKind::bernoulli);
-}
+void BM_ExplorePerPull_Gaussian(benchmark::State& state) { explore_per_pull(state, "gaussian"); }
+void BM_ExplorePerPull_Bernoulli(benchmark::State& state) { explore_per_pull(state, "bernoulli"); }
 // rounds = 1000: the kernel at its best; rounds = 16: about a phase-1 run
 // (n_g(1) = ceil(0.5 * 2 log 1e6) = 14), where its set-up shows.
 BENCHMARK(BM_ExplorePerPull_Gaussian)->ArgName("rounds")->Arg(1000)->Arg(16)->UseRealTime();
@@ -173,10 +167,10 @@ void replications(benchmark::State& state, const pfmab::sim::Cell& cell) {
   count_pulls(state, pulls);
 }
 
-pfmab::sim::Cell synthetic_cell(RewardKind kind, std::uint64_t horizon,
+pfmab::sim::Cell synthetic_cell(std::string_view family, std::uint64_t horizon,
                                 pfmab::sim::Fidelity fidelity) {
   pfmab::sim::CellSpec spec;
-  spec.instance = synthetic_instance(kind);
+  spec.instance = synthetic_instance(family);
   spec.alpha = 0.5;
   spec.horizon = horizon;
   spec.fidelity = fidelity;
@@ -188,12 +182,10 @@ pfmab::sim::Cell synthetic_cell(RewardKind kind, std::uint64_t horizon,
 // barriers, the trajectory's accounting, the elimination rule) divided by the
 // rewards it draws: per_pull compares with the raw draw.
 void BM_Replication_Gaussian(benchmark::State& state) {
-  replications(state,
-               synthetic_cell(RewardKind::gaussian, 1'000'000, pfmab::sim::Fidelity::per_pull));
+  replications(state, synthetic_cell("gaussian", 1'000'000, pfmab::sim::Fidelity::per_pull));
 }
 void BM_Replication_Bernoulli(benchmark::State& state) {
-  replications(state,
-               synthetic_cell(RewardKind::bernoulli, 1'000'000, pfmab::sim::Fidelity::per_pull));
+  replications(state, synthetic_cell("bernoulli", 1'000'000, pfmab::sim::Fidelity::per_pull));
 }
 BENCHMARK(BM_Replication_Gaussian)->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK(BM_Replication_Bernoulli)->Unit(benchmark::kMillisecond)->UseRealTime();
@@ -206,14 +198,12 @@ BENCHMARK(BM_Replication_Bernoulli)->Unit(benchmark::kMillisecond)->UseRealTime(
 // draw per arm and exploration run, so the time per replication (the Time
 // column) should not grow with T. per_pull here is time / rewards represented.
 void BM_Aggregated_Gaussian(benchmark::State& state) {
-  replications(state,
-               synthetic_cell(RewardKind::gaussian, static_cast<std::uint64_t>(state.range(0)),
-                              pfmab::sim::Fidelity::aggregated));
+  replications(state, synthetic_cell("gaussian", static_cast<std::uint64_t>(state.range(0)),
+                                     pfmab::sim::Fidelity::aggregated));
 }
 void BM_Aggregated_Bernoulli(benchmark::State& state) {
-  replications(state,
-               synthetic_cell(RewardKind::bernoulli, static_cast<std::uint64_t>(state.range(0)),
-                              pfmab::sim::Fidelity::aggregated));
+  replications(state, synthetic_cell("bernoulli", static_cast<std::uint64_t>(state.range(0)),
+                                     pfmab::sim::Fidelity::aggregated));
 }
 // T = 1e6 and T = 1e12: the goal is within 3x of each other.
 void horizons(benchmark::internal::Benchmark* b) {
@@ -230,7 +220,7 @@ void BM_Aggregated_MovieLens(benchmark::State& state) {
   pfmab::sim::CellSpec spec;
   spec.instance = std::make_shared<const pfmab::model::Instance>(
       pfmab::model::read_means_csv(PFMAB_SHARED_DATA "/movielens_10x40.csv"),
-      pfmab::model::RewardFamily{});
+      pfmab::families::RewardFamily{});
   spec.alpha = 0.5;
   spec.horizon = 20'000'000;
   spec.fidelity = pfmab::sim::Fidelity::aggregated;
@@ -248,7 +238,7 @@ BENCHMARK(BM_Aggregated_MovieLens)->Unit(benchmark::kMicrosecond)->UseRealTime()
 // waiting is drawn by exact first passages, a few draws per change of arm.
 void BM_AuthorsCode_Gaussian(benchmark::State& state) {
   pfmab::sim::CellSpec spec;
-  spec.instance = synthetic_instance(RewardKind::gaussian);
+  spec.instance = synthetic_instance("gaussian");
   spec.alpha = 0.5;
   spec.horizon = 1'000'000;
   pfmab::algorithms::PfUcbParams authors;
@@ -318,7 +308,7 @@ pfmab::sim::Cell pf_alloc_cell(std::shared_ptr<const pfmab::model::Instance> gam
 // The synthetic game, T = 1e6 and 1e12: about 12 and 20 phases (doubling
 // until the estimates carry further, docs/pf-alloc.md "Communication").
 void BM_PfAlloc_Synthetic(benchmark::State& state) {
-  replications(state, pf_alloc_cell(synthetic_instance(RewardKind::gaussian),
+  replications(state, pf_alloc_cell(synthetic_instance("gaussian"),
                                     static_cast<std::uint64_t>(state.range(0))));
 }
 BENCHMARK(BM_PfAlloc_Synthetic)->Apply(horizons);

@@ -56,7 +56,7 @@ TEST(LastArrivalBarrier, ExactlyOneWinnerPerRoundSeesEveryWrite) {
 
 std::vector<Cell> synthetic_cells(std::uint64_t horizon, Fidelity fidelity) {
   const auto table = model::read_means_csv(testing::shared_data("synthetic_4x9.csv"));
-  const auto instance = std::make_shared<const model::Instance>(table, model::RewardFamily{});
+  const auto instance = std::make_shared<const model::Instance>(table, families::RewardFamily{});
   std::vector<Cell> cells;
   for (double alpha : {0.0, 0.5, 0.9}) {
     CellSpec spec;
@@ -118,7 +118,7 @@ TEST_P(Determinism, ThousandClientsOnTwoThreadsComplete) {
     table.row_origin.push_back("generated");
   }
   CellSpec spec;
-  spec.instance = std::make_shared<const model::Instance>(table, model::RewardFamily{});
+  spec.instance = std::make_shared<const model::Instance>(table, families::RewardFamily{});
   spec.alpha = 0.5;
   spec.fidelity = GetParam();
   // Per pull, phase 1 takes 5 ceil(0.5 f) + 5 ceil(1000 * 0.5 f) = 57,625

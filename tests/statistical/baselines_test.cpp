@@ -36,7 +36,7 @@ namespace {
 std::vector<Cell> synthetic_cells(std::string_view algorithm, const std::vector<double>& alphas,
                                   std::uint64_t horizon) {
   const auto table = model::read_means_csv(testing::shared_data("synthetic_4x9.csv"));
-  const auto instance = std::make_shared<const model::Instance>(table, model::RewardFamily{});
+  const auto instance = std::make_shared<const model::Instance>(table, families::RewardFamily{});
   std::vector<Cell> cells;
   for (const double alpha : alphas) {
     CellSpec spec;

@@ -35,7 +35,7 @@ constexpr std::uint64_t kReplications = 2000;
 
 TEST(Enhancement, RegretAgainstPlainPfUcbOnTheEnhancementInstance) {
   const auto instance = std::make_shared<const model::Instance>(
-      model::read_means_csv(testing::shared_data("enhancement_4x9.csv")), model::RewardFamily{});
+      model::read_means_csv(testing::shared_data("enhancement_4x9.csv")), families::RewardFamily{});
   std::vector<Cell> cells;
   for (const auto preset : {algorithms::Preset::paper, algorithms::Preset::authors_code}) {
     for (const bool enhanced : {false, true}) {

@@ -147,8 +147,8 @@ std::string label(const Setting& setting) {
 
 std::shared_ptr<const model::Instance> synthetic_game(double sigma = 1.0) {
   const auto table = model::read_means_csv(testing::shared_data("synthetic_4x9.csv"));
-  return std::make_shared<const model::Instance>(
-      table, model::RewardFamily{model::RewardKind::gaussian, sigma});
+  return std::make_shared<const model::Instance>(table,
+                                                 families::RewardFamily{"gaussian", {sigma}});
 }
 
 // (a) The paper's synthetic game at T = 1e6 (Fig. 1, Table 2), where the
@@ -217,8 +217,8 @@ TEST(FidelityEquivalence, RandomBernoulliInstanceMostlyCompletes) {
                                                   {0.77, 0.31, 0.38, 0.36, 0.63},
                                                   {0.55, 0.47, 0.42, 0.65, 0.63}};
   ASSERT_EQ(table.rows, expected) << "the matrix in the comment is no longer what is drawn";
-  const auto instance = std::make_shared<const model::Instance>(
-      table, model::RewardFamily{model::RewardKind::bernoulli, 1.0});
+  const auto instance =
+      std::make_shared<const model::Instance>(table, families::RewardFamily{"bernoulli"});
   const std::vector<Setting> settings{{instance, 0.5, 200'000, 1.0}};
   const auto per_pull = run_mode(settings, Fidelity::per_pull, 201);
   const auto aggregated = run_mode(settings, Fidelity::aggregated, 202);
@@ -255,7 +255,7 @@ TEST(FidelityEquivalence, SyntheticGameHorizonCutsAPhase) {
 TEST(FidelityEquivalence, AuthorsCodePresetWaitingOnEveryReward) {
   const auto game = synthetic_game();
   const auto bernoulli = std::make_shared<const model::Instance>(
-      random_bernoulli_means(), model::RewardFamily{model::RewardKind::bernoulli, 1.0});
+      random_bernoulli_means(), families::RewardFamily{"bernoulli"});
   constexpr auto authors = algorithms::Preset::authors_code;
   const std::vector<Setting> settings{{game, 0.5, 1'000'000, 1.0, authors},
                                       {game, 0.9, 1'000'000, 1.0, authors},

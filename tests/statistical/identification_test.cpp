@@ -21,7 +21,7 @@ namespace {
 // P(Poisson(0.036) >= 6) < 1e-11, so a failure means a bug, not bad luck.
 TEST(Identification, SyntheticGameEveryClientFixesItsMixedOptimalArm) {
   const auto table = model::read_means_csv(testing::shared_data("synthetic_4x9.csv"));
-  const auto instance = std::make_shared<const model::Instance>(table, model::RewardFamily{});
+  const auto instance = std::make_shared<const model::Instance>(table, families::RewardFamily{});
   const std::vector<double> alphas{0.2, 0.5, 0.9, 1.0};
   std::vector<Cell> cells;
   for (std::size_t i = 0; i < alphas.size(); ++i) {

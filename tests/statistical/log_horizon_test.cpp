@@ -73,7 +73,7 @@ MeanRegret summarize(const std::vector<ReplicationResult>& results) {
 // about 1e-5 per slot.
 TEST(LogHorizon, MeanRegretIsLinearInLogTOnceConverged) {
   const auto table = model::read_means_csv(testing::shared_data("synthetic_4x9.csv"));
-  const auto instance = std::make_shared<const model::Instance>(table, model::RewardFamily{});
+  const auto instance = std::make_shared<const model::Instance>(table, families::RewardFamily{});
   const std::vector<double> alphas{0.5, 0.9};  // both 100% identified already at 1e6
   const std::vector<std::uint64_t> horizons{1'000'000, 10'000'000, 100'000'000};
   std::vector<Cell> cells;

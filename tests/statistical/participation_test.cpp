@@ -45,7 +45,7 @@ std::vector<Setting> settings(Aggregation aggregation) {
 std::vector<std::uint64_t> identified(const std::vector<Setting>& settings,
                                       std::uint64_t replications) {
   const auto table = model::read_means_csv(testing::shared_data("synthetic_4x9.csv"));
-  const auto instance = std::make_shared<const model::Instance>(table, model::RewardFamily{});
+  const auto instance = std::make_shared<const model::Instance>(table, families::RewardFamily{});
   std::vector<Cell> cells;
   for (std::size_t i = 0; i < settings.size(); ++i) {
     CellSpec spec;

@@ -12,8 +12,6 @@
 // make a family-wise false rejection at most 1% for a correct sampler. The
 // seeds are fixed, so the test is deterministic; every p-value is printed.
 // Power: a negative control (a drift 0.02 off) must be rejected.
-#include "pfmab/rng/reward_sampler.hpp"
-
 #include <algorithm>
 #include <cstdint>
 #include <iostream>
@@ -22,6 +20,8 @@
 
 #include <gtest/gtest.h>
 
+#include "pfmab/families/registry.hpp"
+#include "pfmab/rng/first_passage.hpp"
 #include "pfmab/rng/samplers.hpp"
 #include "pfmab/rng/streams.hpp"
 

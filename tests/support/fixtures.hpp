@@ -25,14 +25,15 @@ namespace pfmab::testing {
 
 // A game from its rows of local means (one per client).
 inline std::shared_ptr<const model::Instance> instance_of(std::vector<std::vector<double>> rows,
-                                                          model::RewardFamily rewards = {}) {
+                                                          families::RewardFamily rewards = {}) {
   model::MeansTable table{std::move(rows), {}};
   table.row_origin.resize(table.rows.size(), "test");
   return std::make_shared<const model::Instance>(table, rewards);
 }
 
 // The paper's synthetic game (Fig. 1), read from ../shared/data.
-inline std::shared_ptr<const model::Instance> synthetic_instance(model::RewardFamily rewards = {}) {
+inline std::shared_ptr<const model::Instance> synthetic_instance(
+    families::RewardFamily rewards = {}) {
   return std::make_shared<const model::Instance>(
       model::read_means_csv(shared_data("synthetic_4x9.csv")), rewards);
 }

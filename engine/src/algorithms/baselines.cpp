@@ -1,8 +1,9 @@
 // The baselines a reviewer asks for, through the algorithm interface as
 // slot-by-slot algorithms (sim/slot_by_slot.hpp), so on the same streams,
 // trajectory accounting and output as PF-UCB. The UCB bonus scale s is the
-// rewards' sigma (Gaussian) or 1 (Bernoulli): UCB1's sqrt(2 log t / n) is
-// for rewards in [0, 1] (Auer, Cesa-Bianchi and Fischer 2002).
+// reward family's (families::Family::ucb_scale): the rewards' sigma
+// (Gaussian) or 1 (Bernoulli): UCB1's sqrt(2 log t / n) is for rewards in
+// [0, 1] (Auer, Cesa-Bianchi and Fischer 2002).
 
 #include "pfmab/algorithms/baselines.hpp"
 
@@ -17,9 +18,7 @@
 namespace pfmab::algorithms {
 namespace {
 
-double bonus_scale(const model::RewardFamily& rewards) {
-  return rewards.kind == model::RewardKind::gaussian ? rewards.sigma : 1.0;
-}
+double bonus_scale(const families::RewardFamily& rewards) { return rewards.ucb_scale(); }
 
 // s sqrt(2 log t): the bonus at slot t over sqrt(1 / n).
 double bonus(double scale, std::uint64_t t) {

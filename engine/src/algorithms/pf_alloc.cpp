@@ -106,11 +106,9 @@ class AllocState final : public sim::PhasedState {
         clients_(cell.instance().clients()),
         arms_(cell.instance().arms()),
         horizon_(cell.horizon()),
-        // Bernoulli rewards are 1/2-sub-Gaussian: the Gaussian program with
-        // sigma = 1/2 plans for them (docs/pf-alloc.md)
-        sigma_(cell.instance().rewards().kind == model::RewardKind::gaussian
-                   ? cell.instance().rewards().sigma
-                   : 0.5),
+        // the Gaussian program plans with the rewards' sub-Gaussian sigma:
+        // 1/2 for Bernoulli rewards (docs/pf-alloc.md)
+        sigma_(cell.instance().rewards().subgaussian_sigma()),
         comm_cost_(cell.spec().comm_cost),
         every_arm_(arms_),
         counts_(clients_ * arms_, 0),

@@ -13,11 +13,12 @@
 
 #include "pfmab/algorithms/participation.hpp"
 #include "pfmab/algorithms/registry.hpp"
-#include "pfmab/util/limits.hpp"
+#include "pfmab/families/family.hpp"
 #include "pfmab/model/means_table.hpp"
 #include "pfmab/util/checked.hpp"
 #include "pfmab/util/error.hpp"
 #include "pfmab/util/excerpt.hpp"
+#include "pfmab/util/limits.hpp"
 #include "pfmab/util/parse.hpp"
 
 #include "io/experiment_file.hpp"
@@ -137,13 +138,17 @@ class CellBuilder {
  private:
   std::shared_ptr<const model::Instance> instance(const CellValues& v) {
     const auto* means = &v.means();
-    const auto key = std::make_tuple(means, v.word("instance.rewards"), v.real("instance.sigma"));
+    const auto& name = v.word("instance.rewards");
+    std::vector<double> values;
+    for (const auto& parameter : families::find_family(name)->parameters()) {
+      values.push_back(v.real(family_parameter_key(parameter)));
+    }
+    const auto key = std::make_tuple(means, name, values);
     auto& instance = instances_[key];
     if (!instance) {
       try {
-        instance = std::make_shared<const model::Instance>(
-            means->table,
-            model::RewardFamily{model::parse_reward_kind(std::get<1>(key)), std::get<2>(key)});
+        instance = std::make_shared<const model::Instance>(means->table,
+                                                           families::RewardFamily(name, values));
       } catch (const UserError& e) {
         throw UserError(fmt::format("{}: {}", means->given_at, e.what()));
       }
@@ -151,7 +156,7 @@ class CellBuilder {
     return instance;
   }
 
-  std::map<std::tuple<const GivenMeans*, std::string, double>,
+  std::map<std::tuple<const GivenMeans*, std::string, std::vector<double>>,
            std::shared_ptr<const model::Instance>>
       instances_;
 };

@@ -9,13 +9,13 @@
 
 #include "pfmab/algorithms/participation.hpp"
 #include "pfmab/algorithms/registry.hpp"
-#include "pfmab/util/limits.hpp"
+#include "pfmab/families/registry.hpp"
 #include "pfmab/model/mixed_model.hpp"
-#include "pfmab/model/reward_family.hpp"
 #include "pfmab/sim/cell.hpp"
 #include "pfmab/sim/exploration.hpp"
 #include "pfmab/util/error.hpp"
 #include "pfmab/util/excerpt.hpp"
+#include "pfmab/util/limits.hpp"
 #include "pfmab/util/parse.hpp"
 
 namespace pfmab::io {
@@ -26,9 +26,17 @@ const std::string& word_of(const Value& v) { return std::get<std::string>(v); }
 
 // The checks: each refuses what the model refuses, in the model's words.
 void check_alpha(const Value& v) { model::validate_alpha(real_of(v)); }
-void check_rewards(const Value& v) { model::parse_reward_kind(word_of(v)); }
-void check_sigma(const Value& v) {
-  model::RewardFamily{model::RewardKind::gaussian, real_of(v)}.validate();
+void check_rewards(const Value& v) { families::RewardFamily{word_of(v)}; }
+// A value of family F's parameter P, against the range F declares.
+template <class F, std::size_t P>
+void check_family_parameter(const Value& v) {
+  const auto& declared = F::parameters[P];
+  limits::check(real_of(v), fmt::format("{} reward {}", F::display, declared.name), declared.range);
+}
+
+std::string_view rewards_help() {
+  static const std::string help = "reward family: " + families::family_names();
+  return help;
 }
 void check_algorithm(const Value& v) { algorithms::find_algorithm(word_of(v)); }
 void check_horizon(const Value& v) { sim::validate_horizon(std::get<std::uint64_t>(v)); }
@@ -59,62 +67,194 @@ using enum ValueType;
 // default member initializers, which is what they are for.
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wmissing-field-initializers"
-const std::array<Parameter, 16> engine_table{{
-    {.key = "instance.means", .order = 10, .flags = "--means", .type = means, .sweeps = true,
+const std::array<Parameter, 15> engine_table{{
+    {.key = "instance.means",
+     .order = 10,
+     .flags = "--means",
+     .type = means,
+     .sweeps = true,
      .help = "local means: a CSV file (a row per client, a column per arm; '#' comments) or a "
              "matrix",
      .record_name = "means"},
-    {.key = "instance.rewards", .order = 20, .flags = "--rewards", .type = word, .fallback = "gaussian",
-     .sweeps = true, .help = "reward family: gaussian or bernoulli", .check = check_rewards},
-    {.key = "instance.sigma", .order = 30, .flags = "--sigma", .type = real, .fallback = "1", .sweeps = true,
-     .help = "Gaussian reward standard deviation (0: noiseless)", .check = check_sigma},
-    {.key = "algorithm.name", .order = 40, .flags = "--algorithm", .type = word, .fallback = "pf-ucb",
-     .sweeps = true, .help = "the algorithm:",
-     .check = check_algorithm, .record_name = "algorithm"},
-    {.key = "alpha", .order = 60, .flags = "--alpha", .type = real, .fallback = "0,0.2,0.5,0.9,1",
-     .sweeps = true, .help = "personalisation weight(s) the regret is measured with",
+    {.key = "instance.rewards",
+     .order = 20,
+     .flags = "--rewards",
+     .type = word,
+     .fallback = "gaussian",
+     .sweeps = true,
+     .help = rewards_help(),
+     .check = check_rewards},
+    {.key = "algorithm.name",
+     .order = 40,
+     .flags = "--algorithm",
+     .type = word,
+     .fallback = "pf-ucb",
+     .sweeps = true,
+     .help = "the algorithm:",
+     .check = check_algorithm,
+     .record_name = "algorithm"},
+    {.key = "alpha",
+     .order = 60,
+     .flags = "--alpha",
+     .type = real,
+     .fallback = "0,0.2,0.5,0.9,1",
+     .sweeps = true,
+     .help = "personalisation weight(s) the regret is measured with",
      .check = check_alpha},
-    {.key = "algorithm.alpha", .order = 70, .flags = "--algorithm-alpha", .type = real, .sweeps = true,
+    {.key = "algorithm.alpha",
+     .order = 70,
+     .flags = "--algorithm-alpha",
+     .type = real,
+     .sweeps = true,
      .help = "the alpha the algorithm runs with, if not --alpha (mis-specified)",
-     .check = check_alpha, .derive = derive_algorithm_alpha, .record_name = "algorithm_alpha"},
-    {.key = "horizon", .order = 80, .flags = "--horizon,-T", .type = whole, .fallback = "1e6", .sweeps = true,
-     .help = "horizon T in slots (1e6 is fine)", .most = limits::max_horizon,
+     .check = check_alpha,
+     .derive = derive_algorithm_alpha,
+     .record_name = "algorithm_alpha"},
+    {.key = "horizon",
+     .order = 80,
+     .flags = "--horizon,-T",
+     .type = whole,
+     .fallback = "1e6",
+     .sweeps = true,
+     .help = "horizon T in slots (1e6 is fine)",
+     .most = limits::max_horizon,
      .check = check_horizon},
-    {.key = "comm_cost", .order = 90, .flags = "--comm-cost,-C", .type = real, .fallback = "1", .sweeps = true,
+    {.key = "comm_cost",
+     .order = 90,
+     .flags = "--comm-cost,-C",
+     .type = real,
+     .fallback = "1",
+     .sweeps = true,
      .help = "C: regret per client per exchange (2 exchanges per client per phase)",
      .check = check_comm_cost},
-    {.key = "participation.probability", .order = 160, .flags = "--participation", .type = real,
-     .sweeps = true, .help = "q: each client takes part in a phase with probability q",
-     .check = check_probability, .derive = derive_probability,
+    {.key = "participation.probability",
+     .order = 160,
+     .flags = "--participation",
+     .type = real,
+     .sweeps = true,
+     .help = "q: each client takes part in a phase with probability q",
+     .check = check_probability,
+     .derive = derive_probability,
      .record_name = "participation_probability"},
-    {.key = "participation.clients", .order = 170, .flags = "--participants", .type = whole, .sweeps = true,
-     .help = "S: exactly S clients take part in each phase", .least = 1,
+    {.key = "participation.clients",
+     .order = 170,
+     .flags = "--participants",
+     .type = whole,
+     .sweeps = true,
+     .help = "S: exactly S clients take part in each phase",
+     .least = 1,
      .record_name = "participation_clients"},
-    {.key = "participation.aggregate", .order = 180, .flags = "--aggregate", .type = word, .fallback = "latest",
+    {.key = "participation.aggregate",
+     .order = 180,
+     .flags = "--aggregate",
+     .type = word,
+     .fallback = "latest",
      .sweeps = true,
      .help = "under partial participation the server averages: latest (every client's last "
              "report) or participants (this phase's only)",
-     .check = check_aggregate, .record_name = "participation_aggregate"},
-    {.key = "seed", .order = 190, .flags = "--seed", .type = whole, .fallback = "1", .of_cell = false,
+     .check = check_aggregate,
+     .record_name = "participation_aggregate"},
+    {.key = "seed",
+     .order = 190,
+     .flags = "--seed",
+     .type = whole,
+     .fallback = "1",
+     .of_cell = false,
      .help = "master seed"},
-    {.key = "replications", .order = 200, .flags = "--replications,-R", .type = whole, .fallback = "100",
-     .of_cell = false, .help = "replications per cell", .least = 1},
-    {.key = "mode", .order = 210, .flags = "--mode", .type = word, .fallback = "aggregated",
-     .sweeps = true, .help = "aggregated (one draw per arm and run, cost independent of T) or per-pull (one draw "
+    {.key = "replications",
+     .order = 200,
+     .flags = "--replications,-R",
+     .type = whole,
+     .fallback = "100",
+     .of_cell = false,
+     .help = "replications per cell",
+     .least = 1},
+    {.key = "mode",
+     .order = 210,
+     .flags = "--mode",
+     .type = word,
+     .fallback = "aggregated",
+     .sweeps = true,
+     .help = "aggregated (one draw per arm and run, cost independent of T) or per-pull (one draw "
              "per pull)",
      .check = check_mode},
-    {.key = "checkpoints.log_points", .order = 220, .type = whole, .fallback = "40",
-     .help = "log-spaced slots at which the series are recorded", .most = max_points},
-    {.key = "checkpoints.linear_points", .order = 230, .type = whole, .fallback = "20",
-     .help = "evenly spaced slots at which the series are recorded", .most = max_points},
+    {.key = "checkpoints.log_points",
+     .order = 220,
+     .type = whole,
+     .fallback = "40",
+     .help = "log-spaced slots at which the series are recorded",
+     .most = max_points},
+    {.key = "checkpoints.linear_points",
+     .order = 230,
+     .type = whole,
+     .fallback = "20",
+     .help = "evenly spaced slots at which the series are recorded",
+     .most = max_points},
 }};
+
+// The reward families' parameters (families/family.hpp): instance.<name>,
+// flag --<name>, in registration order from sweep place 30 (between
+// instance.rewards and algorithm.name), where sigma has always been.
+template <class F, std::size_t... P>
+void add_parameters_of(std::vector<Parameter>& out, unsigned& order, std::index_sequence<P...>) {
+  const auto parameter = [&]<std::size_t I>(std::integral_constant<std::size_t, I>) {
+    const auto& declared = F::parameters[I];
+    static const std::string key = family_parameter_key(declared);
+    static const std::string flag = fmt::format("--{}", declared.name);
+    static const std::string fallback = fmt::format("{}", declared.fallback);
+    if (find_if(out.begin(), out.end(), [&](const Parameter& p) { return p.key == key; }) !=
+        out.end()) {
+      throw std::logic_error(fmt::format("two reward families declare '{}'", declared.name));
+    }
+    out.push_back({.key = key,
+                   .order = order++,
+                   .flags = flag,
+                   .type = real,
+                   .fallback = fallback,
+                   .sweeps = true,
+                   .help = declared.help,
+                   .check = check_family_parameter<F, I>});
+  };
+  (parameter(std::integral_constant<std::size_t, P>{}), ...);
+}
+
+std::vector<Parameter> family_parameters() {
+  std::vector<Parameter> out;
+  unsigned order = 30;
+  [&]<class... F>(std::type_identity<std::tuple<F...>>) {
+    (add_parameters_of<F>(out, order, std::make_index_sequence<F::parameters.size()>{}), ...);
+  }(std::type_identity<families::Registered>{});
+  if (order > 40) throw std::logic_error("the reward families' parameters overrun place 40");
+  return out;
+}
 #pragma GCC diagnostic pop
 
+// Whether `family` declares a parameter `name`, and whether `parameter` is
+// one of some family's.
+bool declares(const families::Family& family, std::string_view name) {
+  const auto declared = family.parameters();
+  return std::any_of(declared.begin(), declared.end(),
+                     [&](const families::FamilyParameter& p) { return p.name == name; });
+}
+bool family_parameter(const Parameter& parameter) {
+  const auto all = families::all_families();
+  return parameter.key.starts_with("instance.") &&
+         std::any_of(all.begin(), all.end(), [&](const families::Family* family) {
+           return declares(*family, parameter.name());
+         });
+}
+
 }  // namespace
+
+std::string family_parameter_key(const families::FamilyParameter& parameter) {
+  return fmt::format("instance.{}", parameter.name);
+}
 
 std::span<const Parameter> parameters() {
   static const std::vector<Parameter> all = [] {
     std::vector<Parameter> v(engine_table.begin(), engine_table.end());
+    const auto of_families = family_parameters();
+    v.insert(v.end(), of_families.begin(), of_families.end());
     for (const auto* group : algorithms::option_groups()) {
       v.insert(v.end(), group->parameters.begin(), group->parameters.end());
     }
@@ -197,8 +337,18 @@ std::optional<std::string> no_effect(const Parameter& parameter, const CellValue
   for (const auto& ignored : algorithm.ignores) {
     if (ignored.key == parameter.key) return std::string(ignored.why);
   }
-  if (parameter.key == "instance.sigma" && values.word("instance.rewards") == "bernoulli") {
-    return std::string("Bernoulli rewards have no sigma: their variance is mu (1 - mu)");
+  if (family_parameter(parameter)) {
+    const auto& family = *families::find_family(values.word("instance.rewards"));
+    if (!declares(family, parameter.name())) {
+      std::string owners;
+      for (const auto* other : families::all_families()) {
+        if (declares(*other, parameter.name())) {
+          owners += (owners.empty() ? "" : " and ") + std::string(other->display());
+        }
+      }
+      return fmt::format("{} rewards have no {}: it is a parameter of {} rewards", family.display(),
+                         parameter.name(), owners);
+    }
   }
   if (parameter.key == "participation.aggregate") {
     const bool every_client =

@@ -23,7 +23,7 @@ CellReport describe(const sim::Cell& cell, const CellValues& values, std::uint64
   d.arms = cell.instance().arms();
   d.horizon = cell.horizon();
   d.schedule = cell.algorithm().schedule();
-  d.rewards = model::to_string(cell.instance().rewards().kind);
+  d.rewards = cell.instance().rewards().name();
   d.mode = sim::to_string(cell.drawn_fidelity());
   d.comm_cost = cell.spec().comm_cost;
   d.keys = cell_keys(values, d.mode);

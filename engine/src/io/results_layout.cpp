@@ -151,9 +151,12 @@ void write_game(hid_t file, std::size_t game, const theory::GameConstant& consta
       H5Gcreate2(file, game_name(game).c_str(), H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT));
   h5::write_attribute(group.get(), "instance", values.means().name);
   h5::write_attribute(group.get(), "alpha", cell.measured().alpha());
-  h5::write_attribute(group.get(), "rewards",
-                      std::string(model::to_string(cell.instance().rewards().kind)));
-  h5::write_attribute(group.get(), "sigma", cell.instance().rewards().sigma);
+  const auto& rewards = cell.instance().rewards();
+  h5::write_attribute(group.get(), "rewards", std::string(rewards.name()));
+  const auto declared = rewards.family().parameters();
+  for (std::size_t i = 0; i < declared.size(); ++i) {
+    h5::write_attribute(group.get(), std::string(declared[i].name), rewards.values()[i]);
+  }
   h5::write_attribute(group.get(), "c_star", constant.c_star);
   h5::write_attribute(group.get(), "c_star_note", constant.note);
 }

@@ -7,11 +7,10 @@
 
 namespace pfmab::model {
 
-Instance::Instance(const MeansTable& table, RewardFamily rewards)
+Instance::Instance(const MeansTable& table, families::RewardFamily rewards)
     : clients_(table.rows.size()),
       arms_(table.rows.empty() ? 0 : table.rows.front().size()),
       rewards_(rewards) {
-  rewards_.validate();
   if (clients_ == 0 || arms_ == 0) {
     throw UserError("the instance has no means (expected at least one client and one arm)");
   }
@@ -22,18 +21,16 @@ Instance::Instance(const MeansTable& table, RewardFamily rewards)
         "accepted (each running replication holds a few numbers per client and arm)",
         clients_, arms_, limits::max_clients, limits::max_instance_size));
   }
+  const auto& family = rewards_.family();
   local_means_.reserve(clients_ * arms_);
   for (std::size_t m = 0; m < clients_; ++m) {
     for (std::size_t k = 0; k < arms_; ++k) {
       const double mu = table.rows[m][k];
       try {
         limits::check(mu, "mean", limits::mean);
+        limits::check(mu, fmt::format("{} mean", family.display()), family.means());
       } catch (const UserError& e) {
         throw UserError(fmt::format("{}: column {}: {}", table.row_origin[m], k + 1, e.what()));
-      }
-      if (rewards_.kind == RewardKind::bernoulli && !(mu >= 0.0 && mu <= 1.0)) {
-        throw UserError(fmt::format("{}: column {}: Bernoulli mean {} is outside [0, 1]",
-                                    table.row_origin[m], k + 1, mu));
       }
       local_means_.push_back(mu);
     }

@@ -6,7 +6,7 @@
 
 #include <fmt/format.h>
 
-#include "pfmab/rng/reward_sampler.hpp"
+#include "pfmab/families/registry.hpp"
 #include "pfmab/util/error.hpp"
 #include "pfmab/util/excerpt.hpp"
 
@@ -73,7 +73,7 @@ void for_each_pull(const Run& run, const StopToken& stop, Draw draw) {
 
 void explore_per_pull(const model::Instance& instance, std::size_t client, pcg32& stream,
                       const Run& run, std::span<double> sums, const StopToken& stop) {
-  rng::with_rewards(instance.rewards(), [&]<class Rewards>(std::type_identity<Rewards>) {
+  families::with_sampler(instance.rewards(), [&]<class Rewards>(std::type_identity<Rewards>) {
     const std::size_t n = run.arms.size();
     std::vector<typename Rewards::Tally> tallies;
     tallies.reserve(n);
@@ -104,7 +104,7 @@ template <class Rewards>
 
 void explore_aggregated(const model::Instance& instance, std::size_t client, pcg32& stream,
                         const Run& run, std::span<double> sums) {
-  rng::with_rewards(instance.rewards(), [&]<class Rewards>(std::type_identity<Rewards>) {
+  families::with_sampler(instance.rewards(), [&]<class Rewards>(std::type_identity<Rewards>) {
     sum_each_arm<Rewards>(instance, client, stream, run, sums);
   });
 }

@@ -3,7 +3,7 @@
 #include <optional>
 #include <type_traits>
 
-#include "pfmab/rng/reward_sampler.hpp"
+#include "pfmab/families/registry.hpp"
 
 namespace pfmab::sim {
 namespace {
@@ -99,7 +99,7 @@ void wait_aggregated(const model::Instance& instance, std::size_t client, pcg32&
 void wait_exploiting(Fidelity fidelity, const model::Instance& instance, std::size_t client,
                      pcg32& stream, algorithms::PfUcbClient& state, double alpha,
                      std::uint64_t slots, std::vector<Segment>& played, const StopToken& stop) {
-  rng::with_rewards(instance.rewards(), [&]<class Rewards>(std::type_identity<Rewards>) {
+  families::with_sampler(instance.rewards(), [&]<class Rewards>(std::type_identity<Rewards>) {
     if (fidelity == Fidelity::per_pull) {
       wait_per_pull<Rewards>(instance, client, stream, state, alpha, slots, played, stop);
     } else {

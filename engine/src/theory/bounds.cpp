@@ -25,28 +25,24 @@ double per_divergence(double x, double divergence) {
 // x / kl(mu, mu + shift). With Gaussian rewards x and the shift are first
 // scaled by one power of two, which is exact and undone exactly: the shift
 // squared would underflow for gaps below 1e-154, whose bounds are finite.
-double per_divergence(const model::RewardFamily& family, double mu, double x, double shift) {
-  if (family.kind != model::RewardKind::gaussian || !(shift > 0.0) || !std::isfinite(shift)) {
-    return per_divergence(x, kl_shifted(family, mu, shift));
+double per_divergence(const families::Divergence& kl, double mu, double x, double shift) {
+  if (std::isnan(kl.quadratic_sigma()) || !(shift > 0.0) || !std::isfinite(shift)) {
+    return per_divergence(x, kl_shifted(kl, mu, shift));
   }
   const int scale = -std::ilogb(shift);
   return std::ldexp(
-      per_divergence(std::ldexp(x, scale), kl_shifted(family, mu, std::ldexp(shift, scale))),
-      scale);
+      per_divergence(std::ldexp(x, scale), kl_shifted(kl, mu, std::ldexp(shift, scale))), scale);
 }
 
 }  // namespace
 
-double kl_shifted(const model::RewardFamily& family, double mu, double shift) {
-  if (family.kind == model::RewardKind::gaussian) {
-    if (family.sigma == 0.0) return inf;
-    return shift * shift / (2.0 * family.sigma * family.sigma);
+double kl_shifted(const families::Divergence& kl, double mu, double shift) {
+  if (const double sigma = kl.quadratic_sigma(); !std::isnan(sigma)) {
+    if (sigma == 0.0) return inf;
+    return shift * shift / (2.0 * sigma * sigma);
   }
   const double q = mu + shift;
-  if (q >= 1.0) return inf;
-  // kl(p, q) = p log(p / q) + (1 - p) log((1 - p) / (1 - q)), 0 log 0 = 0
-  auto term = [](double a, double b) { return a == 0.0 ? 0.0 : a * std::log(a / b); };
-  return term(mu, q) + term(1.0 - mu, 1.0 - q);
+  return q > kl.high_mean() ? inf : kl(mu, q);
 }
 
 Bounds compute_bounds(const model::Instance& instance, const model::MixedModel& mixed, Games& games,
@@ -57,8 +53,10 @@ Bounds compute_bounds(const model::Instance& instance, const model::MixedModel& 
   const double beta = alpha + (1.0 - alpha) / m_count;  // weight of client m's own reward
   const double gamma = (1.0 - alpha) / m_count;         // weight of each other client's
   const auto& family = instance.rewards();
-  const bool gaussian = family.kind == model::RewardKind::gaussian;
-  const double variance = family.sigma * family.sigma;
+  const auto kl = family.divergence();
+  const double sigma = kl ? kl->quadratic_sigma() : nan;
+  const bool gaussian = !std::isnan(sigma);
+  const double variance = sigma * sigma;
   auto optimal = [&](std::size_t m, std::size_t k) { return mixed.gap(m, k) == 0.0; };
 
   Bounds b;
@@ -68,17 +66,18 @@ Bounds compute_bounds(const model::Instance& instance, const model::MixedModel& 
   b.c_star = game.c_star;
   b.c_star_note = game.note;
   b.corollary1_constant = gaussian ? 0.0 : nan;
-  for (std::size_t m = 0; m < clients; ++m) {
+  if (!kl) b.theorem1_constant = nan;
+  for (std::size_t m = 0; m < clients && kl; ++m) {
     for (std::size_t k = 0; k < arms; ++k) {
       if (optimal(m, k)) continue;
       const double gap = mixed.gap(m, k), mu = instance.local_means(m)[k];
       // Theorem 1: learning arm k for client m itself (Y), and for the
       // client n != m that needs client m's arm-k information most (Z).
-      const double local = per_divergence(family, mu, gap, gap / beta);
+      const double local = per_divergence(*kl, mu, gap, gap / beta);
       double hardest = 0.0;  // gap / kl for the client with the least divergence
       for (std::size_t n = 0; n < clients && gamma > 0.0; ++n) {
         if (n != m && !optimal(n, k)) {
-          hardest = std::max(hardest, per_divergence(family, mu, gap, mixed.gap(n, k) / gamma));
+          hardest = std::max(hardest, per_divergence(*kl, mu, gap, mixed.gap(n, k) / gamma));
         }
       }
       b.theorem1_constant += std::max(local, hardest);

@@ -10,13 +10,15 @@
 namespace pfmab::theory {
 namespace {
 
-// What C* depends on, as one vector: the reward family (kind, sigma), alpha,
-// the shape and the local means. Equal keys are the same game.
+// What C* depends on, as one vector: the reward family (its place and its
+// parameters' values), alpha, the shape and the local means. Equal keys are
+// the same game.
 std::vector<double> key_of(const model::Instance& instance, double alpha) {
   const auto& family = instance.rewards();
-  std::vector<double> key{static_cast<double>(family.kind), family.sigma, alpha,
-                          static_cast<double>(instance.clients()),
-                          static_cast<double>(instance.arms())};
+  std::vector<double> key{static_cast<double>(family.index())};
+  key.insert(key.end(), family.values().begin(), family.values().end());
+  key.insert(key.end(), {alpha, static_cast<double>(instance.clients()),
+                         static_cast<double>(instance.arms())});
   const auto means = instance.local_means();
   key.insert(key.end(), means.begin(), means.end());
   return key;
@@ -42,10 +44,12 @@ std::size_t Games::add(const model::Instance& instance, const model::MixedModel&
   if (const auto at = index_.find(key); at != index_.end()) return at->second;
   GameConstant game;
   const auto& family = instance.rewards();
-  if (family.kind != model::RewardKind::gaussian) {
-    game.note =
-        "C* is solved for Gaussian rewards only: with Bernoulli ones the divergence to the "
-        "closest alternative has no closed form (docs/allocation.md)";
+  const auto kl = family.divergence();
+  if (!kl || std::isnan(kl->quadratic_sigma())) {
+    game.note = fmt::format(
+        "C* is solved for Gaussian rewards only: with {} ones the divergence to the closest "
+        "alternative has no closed form (docs/allocation.md)",
+        family.family().display());
   } else if (const auto distinct = distinct_best_arms(mixed);
              static_cast<double>(mixed.arms()) * static_cast<double>(distinct * distinct) >
              std::pow(static_cast<double>(kMaxDistinctBestArms), 3.0)) {
@@ -55,7 +59,8 @@ std::size_t Games::add(const model::Instance& instance, const model::MixedModel&
         distinct, mixed.arms(), kMaxDistinctBestArms);
   } else {
     game.c_star =
-        optimal_allocation(mixed, family.sigma, Coupling::coupled, kExactGap, stop).constant;
+        optimal_allocation(mixed, kl->quadratic_sigma(), Coupling::coupled, kExactGap, stop)
+            .constant;
     ++solves_;
   }
   games_.push_back(std::move(game));

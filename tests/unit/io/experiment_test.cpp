@@ -61,8 +61,8 @@ TEST_F(ExperimentFile, ListsMakeACartesianProductFirstKeyOutermost) {
   ASSERT_EQ(e.cells.size(), 2u * 2u * 3u);
   EXPECT_EQ(e.replications(0), 1000u);
   // order: rewards, then alpha, then horizon (see parameters())
-  EXPECT_EQ(e.cells[0].spec().instance->rewards().kind, model::RewardKind::gaussian);
-  EXPECT_EQ(e.cells[6].spec().instance->rewards().kind, model::RewardKind::bernoulli);
+  EXPECT_EQ(e.cells[0].spec().instance->rewards().name(), "gaussian");
+  EXPECT_EQ(e.cells[6].spec().instance->rewards().name(), "bernoulli");
   EXPECT_EQ(e.cells[0].spec().alpha, 0.2);
   EXPECT_EQ(e.cells[3].spec().alpha, 0.9);
   EXPECT_EQ(e.cells[0].spec().horizon, 1000u);

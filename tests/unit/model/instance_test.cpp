@@ -42,9 +42,11 @@ TEST(Instance, GlobalMeansAverageTheClients) {
 }
 
 TEST(Instance, BernoulliMeansMustBeProbabilities) {
-  EXPECT_THROW(Instance(parse_inline_means("0.5,1.25"), {RewardKind::bernoulli}), UserError);
-  EXPECT_NO_THROW(Instance(parse_inline_means("0.5,1.25"), {RewardKind::gaussian}));
-  EXPECT_THROW(Instance(parse_inline_means("0.5"), {RewardKind::gaussian, -1.0}), UserError);
+  EXPECT_THROW(Instance(parse_inline_means("0.5,1.25"), families::RewardFamily{"bernoulli"}),
+               UserError);
+  EXPECT_NO_THROW(Instance(parse_inline_means("0.5,1.25"), families::RewardFamily{}));
+  EXPECT_THROW(Instance(parse_inline_means("0.5"), families::RewardFamily{"gaussian", {-1.0}}),
+               UserError);
 }
 
 // The paper's synthetic game (appendix): client m's local best arm is arm m,

@@ -90,7 +90,8 @@ TEST(RunExperiment, SolvesEachGamesCStarOncePerRun) {
   for (std::size_t c = 0; c < sweep.cells.size(); ++c) {
     const auto& cell = sweep.cells[c];
     EXPECT_EQ(outcome.report->cells[c].bounds.c_star,
-              theory::optimal_allocation(cell.measured(), cell.instance().rewards().sigma).constant)
+              theory::optimal_allocation(cell.measured(), cell.instance().rewards().value("sigma"))
+                  .constant)
         << "cell " << c;
   }
   sim::RunOptions same;

@@ -56,7 +56,7 @@ std::uint64_t digest_of(const ReplicationResult& r) {
 // Checkpoints at every slot of T = 10.
 struct BaselinesNoiseless : ::testing::Test {
   static CellSpec spec(std::string_view algorithm, std::uint64_t horizon = 10) {
-    auto s = spec_of(instance_of({{1, 0, 0}, {0, 1, 0}}, {model::RewardKind::bernoulli, 1.0}),
+    auto s = spec_of(instance_of({{1, 0, 0}, {0, 1, 0}}, families::RewardFamily{"bernoulli"}),
                      algorithm, 0.5, horizon);
     s.checkpoints = {0, horizon};
     return s;
@@ -133,8 +133,9 @@ TEST_F(BaselinesNoiseless, InitialRoundOnlyAndMostPulledArmTies) {
 // centralized-ucb, holding both clients' samples, computes the mixed means
 // and plays arm 2 from slot 4 on. Slots 1-3 cost (0.125 + 0.625) twice.
 TEST(CentralizedUcb, PoolsEveryClientsSamplesWhereLocalUcbCannot) {
-  auto s = spec_of(instance_of({{1, 0, 0.875}, {0, 1, 0.875}}, {model::RewardKind::gaussian, 0.0}),
-                   "local-ucb", 0.5, 100);
+  auto s = spec_of(
+      instance_of({{1, 0, 0.875}, {0, 1, 0.875}}, families::RewardFamily{"gaussian", {0.0}}),
+      "local-ucb", 0.5, 100);
   s.checkpoints = {0, 100};
   const auto local = run_replication(Cell(s, 0), 3, 0);
   s.algorithm = algorithms::centralized_ucb();
@@ -161,8 +162,9 @@ std::vector<std::vector<std::uint64_t>> reference_ucb1(const Cell& cell, std::ui
   const auto& instance = cell.instance();
   const std::size_t arms = instance.arms();
   const auto means = instance.local_means(m);
-  const bool gaussian = instance.rewards().kind == model::RewardKind::gaussian;
-  const double sigma = instance.rewards().sigma, scale = gaussian ? sigma : 1.0;
+  const bool gaussian = instance.rewards().name() == "gaussian";
+  const double sigma = gaussian ? instance.rewards().value("sigma") : 0.0;
+  const double scale = gaussian ? sigma : 1.0;
   auto stream = rng::make_stream({seed, cell.index(), replication, m});
   rng::UnitNormal normal;
   std::vector<std::uint64_t> n(arms, 0);
@@ -196,10 +198,9 @@ TEST(LocalUcb, IsUcb1OnEachClientsOwnStream) {
   // Both families, sigma != 1 so that the bonus scale shows; the cell index
   // (2) and replication (5) are part of every stream key.
   const std::vector<std::vector<double>> means{{0.3, 0.7, 0.61, 0.2}, {0.55, 0.2, 0.5, 0.45}};
-  for (const model::RewardFamily rewards :
-       {model::RewardFamily{model::RewardKind::gaussian, 0.4},
-        model::RewardFamily{model::RewardKind::bernoulli, 1.0}}) {
-    SCOPED_TRACE(model::to_string(rewards.kind));
+  for (const families::RewardFamily rewards :
+       {families::RewardFamily{"gaussian", {0.4}}, families::RewardFamily{"bernoulli"}}) {
+    SCOPED_TRACE(rewards.name());
     const Cell cell(spec_of(instance_of(means, rewards), "local-ucb", 1.0, 3000), 2);
     const auto r = run_replication(cell, 11, 5);
     const auto c0 = reference_ucb1(cell, 11, 5, 0), c1 = reference_ucb1(cell, 11, 5, 1);
@@ -226,8 +227,8 @@ TEST(LocalUcb, IsUcb1OnEachClientsOwnStream) {
 TEST(CentralizedUcb, AtAlphaOneMakesLocalUcbsDecisions) {
   // w_{m,n} = [n = m]: the mixed estimate is the client's own mean and the
   // width its own sqrt(2 ln t / T_{k,m}); same streams, so the same result.
-  for (const model::RewardFamily rewards :
-       {model::RewardFamily{}, model::RewardFamily{model::RewardKind::bernoulli, 1.0}}) {
+  for (const families::RewardFamily rewards :
+       {families::RewardFamily{}, families::RewardFamily{"bernoulli"}}) {
     auto s = spec_of(synthetic_instance(rewards), "local-ucb", 1.0, 20'000);
     const auto local = run_replication(Cell(s, 4), 9, 1);
     s.algorithm = algorithms::centralized_ucb();

@@ -109,7 +109,7 @@ TEST_P(EveryMode, EnhancedIsPlainWhenItsFactorsAreOne) {
     // are the same, so every factor is exactly 1
     auto twins = plain;
     twins.instance = instance_of({{0.75, 0.5, 0.25}, {0.75, 0.5, 0.25}, {0.75, 0.5, 0.25}},
-                                 {model::RewardKind::gaussian, 0.0});
+                                 families::RewardFamily{"gaussian", {0.0}});
     twins.alpha = 0.5;
     twins.horizon = 20'000;
     auto twins_enhanced = twins;
@@ -139,7 +139,7 @@ struct OneClientByHand : ::testing::TestWithParam<Fidelity> {
   }
   CellSpec spec(Preset preset) const {
     CellSpec s;
-    s.instance = instance_of({{1.0, 0.0}}, {model::RewardKind::gaussian, 0.0});
+    s.instance = instance_of({{1.0, 0.0}}, families::RewardFamily{"gaussian", {0.0}});
     s.alpha = 0.5;
     s.horizon = 1000;
     s.algorithm = algorithms::pf_ucb(params(preset));
@@ -170,7 +170,7 @@ TEST_P(OneClientByHand, LargeMLengths) {
   // M = 1: n_l = ceil(alpha f) = 2 as before, n_g = ceil((1 - alpha) f / M) = 2:
   // the same here; with two clients n_g halves (below).
   auto s = spec(Preset::paper);
-  s.instance = instance_of({{1.0, 0.0}, {1.0, 0.0}}, {model::RewardKind::gaussian, 0.0});
+  s.instance = instance_of({{1.0, 0.0}, {1.0, 0.0}}, families::RewardFamily{"gaussian", {0.0}});
   auto large_m = params(Preset::paper);
   large_m.lengths = algorithms::Lengths::large_m;
   s.algorithm = algorithms::pf_ucb(large_m);

@@ -29,7 +29,7 @@ struct Noiseless : ::testing::TestWithParam<Fidelity> {
   CellSpec spec() const {
     CellSpec s;
     s.fidelity = GetParam();
-    s.instance = instance_of({{1.0, 0.0}, {0.0, 0.75}}, {model::RewardKind::gaussian, 0.0});
+    s.instance = instance_of({{1.0, 0.0}, {0.0, 0.75}}, families::RewardFamily{"gaussian", {0.0}});
     s.alpha = 0.5;
     s.algorithm = algorithms::pf_ucb(
         {.schedule = {algorithms::ScheduleKind::constant, 2.0}, .confidence_constant = 0.015});
@@ -142,7 +142,7 @@ TEST(Replication, AlphaZeroClientsDecideAlike) {
   // all clients keep the same active set and fix the same arm.
   const auto table = model::read_means_csv(testing::shared_data("synthetic_4x9.csv"));
   CellSpec s;
-  s.instance = std::make_shared<const model::Instance>(table, model::RewardFamily{});
+  s.instance = std::make_shared<const model::Instance>(table, families::RewardFamily{});
   s.alpha = 0.0;
   s.horizon = 10'000'000;  // long enough for alpha = 0 to converge
   const Cell cell(s, 0);
@@ -173,7 +173,7 @@ TEST(Replication, SingleArmFixesAfterOnePhase) {
 TEST(Replication, SameKeySameResultsOtherReplicationOtherResults) {
   const auto table = model::read_means_csv(testing::shared_data("synthetic_4x9.csv"));
   CellSpec s;
-  s.instance = std::make_shared<const model::Instance>(table, model::RewardFamily{});
+  s.instance = std::make_shared<const model::Instance>(table, families::RewardFamily{});
   s.horizon = 100'000;
   const Cell cell(s, 0);
   auto digest = [](const ReplicationResult& r) {

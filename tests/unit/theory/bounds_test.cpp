@@ -15,18 +15,16 @@
 namespace pfmab::theory {
 namespace {
 
-using model::RewardKind;
-
 struct Game {
   model::Instance instance;
   model::MixedModel mixed;
   algorithms::PfUcbRule rule;
   std::uint64_t horizon;
 
-  Game(std::vector<std::vector<double>> means, RewardKind kind, double alpha,
+  Game(std::vector<std::vector<double>> means, std::string_view family, double alpha,
        algorithms::PfUcbParams params, std::uint64_t horizon)
       : instance(model::MeansTable{means, std::vector<std::string>(means.size(), "test")},
-                 model::RewardFamily{kind, 1.0}),
+                 families::RewardFamily{family}),
         mixed(instance, alpha),
         rule(params, alpha, means.size(), horizon),
         horizon(horizon) {}
@@ -45,16 +43,18 @@ algorithms::PfUcbParams constant_schedule(double lambda) {
 
 TEST(KlShifted, GaussianAndBernoulli) {
   constexpr double inf = std::numeric_limits<double>::infinity();
-  EXPECT_DOUBLE_EQ(kl_shifted({RewardKind::gaussian, 2.0}, 0.3, 0.4), 0.16 / 8.0);
-  EXPECT_EQ(kl_shifted({RewardKind::gaussian, 0.0}, 0.3, 0.4), inf);
+  EXPECT_DOUBLE_EQ(kl_shifted(*families::RewardFamily{"gaussian", {2.0}}.divergence(), 0.3, 0.4),
+                   0.16 / 8.0);
+  EXPECT_EQ(kl_shifted(*families::RewardFamily{"gaussian", {0.0}}.divergence(), 0.3, 0.4), inf);
   // kl(0.5, 0.8) = 0.5 log(5/8) + 0.5 log(5/2) = 0.5 log(25/16)
-  EXPECT_NEAR(kl_shifted({RewardKind::bernoulli, 1.0}, 0.5, 0.3), 0.5 * std::log(25.0 / 16.0),
-              1e-15);
+  EXPECT_NEAR(kl_shifted(*families::RewardFamily{"bernoulli"}.divergence(), 0.5, 0.3),
+              0.5 * std::log(25.0 / 16.0), 1e-15);
   // kl(0, 0.3) = log(1 / 0.7): the 0 log 0 term vanishes
-  EXPECT_NEAR(kl_shifted({RewardKind::bernoulli, 1.0}, 0.0, 0.3), std::log(1.0 / 0.7), 1e-15);
+  EXPECT_NEAR(kl_shifted(*families::RewardFamily{"bernoulli"}.divergence(), 0.0, 0.3),
+              std::log(1.0 / 0.7), 1e-15);
   // no Bernoulli law has mean 1.1; Bernoulli(1) is not reachable from 0.5
-  EXPECT_EQ(kl_shifted({RewardKind::bernoulli, 1.0}, 0.5, 0.6), inf);
-  EXPECT_EQ(kl_shifted({RewardKind::bernoulli, 1.0}, 0.5, 0.5), inf);
+  EXPECT_EQ(kl_shifted(*families::RewardFamily{"bernoulli"}.divergence(), 0.5, 0.6), inf);
+  EXPECT_EQ(kl_shifted(*families::RewardFamily{"bernoulli"}.divergence(), 0.5, 0.5), inf);
 }
 
 // M = 2, K = 2, alpha = 0.5: global means (0.6, 0.55); mixed means
@@ -65,7 +65,7 @@ TEST(KlShifted, GaussianAndBernoulli) {
 const std::vector<std::vector<double>> kMeans2{{0.9, 0.5}, {0.3, 0.6}};
 
 TEST(Bounds, TwoByTwoGaussianTheorem1AndCorollary1) {
-  const Game game(kMeans2, RewardKind::gaussian, 0.5, {}, 1000);
+  const Game game(kMeans2, "gaussian", 0.5, {}, 1000);
   const auto b = game.bounds(1.0);
   // 2 beta^2 / Delta': 2 * 0.5625 / 0.225 = 5 and 2 * 0.5625 / 0.125 = 9
   EXPECT_NEAR(b.theorem1_constant, 14.0, 1e-12);
@@ -77,7 +77,7 @@ TEST(Bounds, TwoByTwoGaussianTheorem1AndCorollary1) {
 }
 
 TEST(Bounds, TwoByTwoBernoulliTheorem1) {
-  const Game game(kMeans2, RewardKind::bernoulli, 0.5, {}, 1000);
+  const Game game(kMeans2, "bernoulli", 0.5, {}, 1000);
   const auto b = game.bounds(1.0);
   // client 0, arm 1: shift 0.225 / 0.75 = 0.3 from 0.5, kl(0.5, 0.8) = 0.2231436;
   // client 1, arm 0: shift 0.125 / 0.75 = 1/6 from 0.3, kl(0.3, 0.4667) = 0.0578039
@@ -100,7 +100,7 @@ TEST(Bounds, TwoByTwoBernoulliTheorem1) {
 //            0.125 * 200 * (1 - e^{-0.78125 * 142}) / (1 - e^{-0.78125}) = 46.1113
 //   comm:    2 C M p'_max = 568;  event G: 2 (1 + 2C) M^2 K = 48
 TEST(Bounds, TwoByTwoTheorem2ConstantSchedule) {
-  const Game game(kMeans2, RewardKind::gaussian, 0.5, constant_schedule(100.0), 1000);
+  const Game game(kMeans2, "gaussian", 0.5, constant_schedule(100.0), 1000);
   const auto b = game.bounds(1.0);
   const double exploit =
       0.225 * 200.0 * (1.0 - std::exp(-2.53125 * 44)) / (1.0 - std::exp(-2.53125)) +
@@ -128,7 +128,7 @@ TEST(Bounds, TwoByTwoTheorem2ConstantSchedule) {
 const std::vector<std::vector<double>> kMeans3{{0.9, 0.5, 0.2}, {0.1, 0.8, 0.3}, {0.4, 0.3, 0.7}};
 
 TEST(Bounds, ThreeByThreeTheorem1WhereOtherClientsDecide) {
-  const Game game(kMeans3, RewardKind::gaussian, 0.2, {}, 10'000);
+  const Game game(kMeans3, "gaussian", 0.2, {}, 10'000);
   const auto b = game.bounds(0.5);
   EXPECT_NEAR(b.theorem1_constant, 150.48, 1e-9);
   EXPECT_NEAR(b.corollary1_constant, 150.48, 1e-9);  // Delta'_k is the same minimum here
@@ -137,7 +137,7 @@ TEST(Bounds, ThreeByThreeTheorem1WhereOtherClientsDecide) {
 // Local-only (alpha = 1, gamma = 0): no global term; Theorem 1 is the sum of
 // single-player Lai-Robbins constants 2 / Delta_{k,m} (beta = 1).
 TEST(Bounds, LocalOnlyIsTheSumOfSinglePlayerConstants) {
-  const Game game(kMeans3, RewardKind::gaussian, 1.0, {}, 10'000);
+  const Game game(kMeans3, "gaussian", 1.0, {}, 10'000);
   // gaps: client 0 (0.4, 0.7), client 1 (0.7, 0.5), client 2 (0.3, 0.4)
   const double expected = 2 / 0.4 + 2 / 0.7 + 2 / 0.7 + 2 / 0.5 + 2 / 0.3 + 2 / 0.4;
   EXPECT_NEAR(game.bounds(1.0).theorem1_constant, expected, 1e-9);
@@ -150,14 +150,14 @@ TEST(Bounds, LocalOnlyIsTheSumOfSinglePlayerConstants) {
 // (n_l = ceil(0.6 * 2^p log T), n_g = ceil(0.8 * 2^p log T)) were added up
 // by /usr/bin/python3 from Eqn. (10) as printed: 183219.199.
 TEST(Bounds, ThreeByThreeTheorem2DoublingSchedule) {
-  const Game game(kMeans3, RewardKind::gaussian, 0.2, {}, 10'000);
+  const Game game(kMeans3, "gaussian", 0.2, {}, 10'000);
   EXPECT_NEAR(game.bounds(0.5).theorem2_upper, 183219.19898319, 1e-6);
 }
 
 TEST(Bounds, Theorem2OnlyForItsConfidenceRadius) {
   algorithms::PfUcbParams params;
   params.confidence_constant = 2.0;
-  const Game game(kMeans2, RewardKind::gaussian, 0.5, params, 1000);
+  const Game game(kMeans2, "gaussian", 0.5, params, 1000);
   const auto b = game.bounds(1.0);
   EXPECT_TRUE(std::isnan(b.theorem2_upper));
   EXPECT_EQ(b.theorem2_note, "Theorem 2 is stated for c_B = 4 and L = log T");

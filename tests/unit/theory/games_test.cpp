@@ -37,7 +37,7 @@ TEST(Games, EachGameIsSolvedOnceWhateverAsksForIt) {
   EXPECT_EQ(games.add(*game, half), 0u);
   EXPECT_EQ(games.add(*again, half_again), 0u);
   EXPECT_EQ(games.add(*game, zero), 1u);  // another alpha, another game
-  const auto noisier = synthetic_instance({model::RewardKind::gaussian, 0.7});
+  const auto noisier = synthetic_instance(families::RewardFamily{"gaussian", {0.7}});
   EXPECT_EQ(games.add(*noisier, model::MixedModel(*noisier, 0.5)), 2u);  // another sigma
   EXPECT_EQ(games.add(*game, half), 0u);
   EXPECT_EQ(games.size(), 3u);
@@ -49,7 +49,7 @@ TEST(Games, EachGameIsSolvedOnceWhateverAsksForIt) {
 
 TEST(Games, BernoulliGamesAreNotSolvedAndSayWhy) {
   Games games;
-  const auto game = synthetic_instance({model::RewardKind::bernoulli, 1.0});
+  const auto game = synthetic_instance(families::RewardFamily{"bernoulli"});
   const auto at = games.add(*game, model::MixedModel(*game, 0.5));
   EXPECT_TRUE(std::isnan(games[at].c_star));
   EXPECT_NE(games[at].note.find("Gaussian rewards only"), std::string::npos) << games[at].note;

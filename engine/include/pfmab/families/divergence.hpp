@@ -1,5 +1,7 @@
 #pragma once
 
+#include <limits>
+
 namespace pfmab::families {
 
 // The Kullback-Leibler divergence of a one-parameter reward family between
@@ -30,6 +32,11 @@ class Divergence {
   // [0, inf)).
   virtual double low_mean() const = 0;
   virtual double high_mean() const = 0;
+
+  // sigma if the divergence is (lambda - mu)^2 / (2 sigma^2), the Gaussian
+  // one, whose program the closed-form solver takes (docs/allocation.md);
+  // NaN otherwise.
+  virtual double quadratic_sigma() const { return std::numeric_limits<double>::quiet_NaN(); }
 };
 
 }  // namespace pfmab::families

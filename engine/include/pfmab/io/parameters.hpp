@@ -13,6 +13,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "pfmab/families/family.hpp"
 #include "pfmab/model/means_table.hpp"
 
 namespace pfmab::io {
@@ -100,6 +101,9 @@ std::vector<Value> default_values(const Parameter& parameter);
 // The value `parameter` takes in a cell that gives none: its default, or
 // what it derives from the cell's other values.
 Value default_of(const Parameter& parameter, std::span<const Value> cell);
+
+// The key of a reward family's parameter: "instance.sigma".
+std::string family_parameter_key(const families::FamilyParameter& parameter);
 
 class CellValues;
 // Why `parameter` has no effect on the cell of `values`, e.g. "it is

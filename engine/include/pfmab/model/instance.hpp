@@ -4,8 +4,8 @@
 #include <span>
 #include <vector>
 
+#include "pfmab/families/family.hpp"
 #include "pfmab/model/means_table.hpp"
-#include "pfmab/model/reward_family.hpp"
 
 namespace pfmab::model {
 
@@ -13,13 +13,14 @@ namespace pfmab::model {
 // reward family. Read-only once constructed; valid once constructed.
 class Instance {
  public:
-  // Throws UserError (naming the row and column) for a Bernoulli mean outside
-  // [0, 1]; the table itself was checked for shape and finiteness when read.
-  Instance(const MeansTable& table, RewardFamily rewards);
+  // Throws UserError (naming the row and column) for a mean outside the
+  // family's range (a Bernoulli mean outside [0, 1]); the table itself was
+  // checked for shape and finiteness when read.
+  Instance(const MeansTable& table, families::RewardFamily rewards);
 
   std::size_t clients() const { return clients_; }
   std::size_t arms() const { return arms_; }
-  const RewardFamily& rewards() const { return rewards_; }
+  const families::RewardFamily& rewards() const { return rewards_; }
 
   double local_mean(std::size_t client, std::size_t arm) const {
     return local_means_[client * arms_ + arm];
@@ -34,7 +35,7 @@ class Instance {
  private:
   std::size_t clients_;
   std::size_t arms_;
-  RewardFamily rewards_;
+  families::RewardFamily rewards_;
   std::vector<double> local_means_;  // row-major, client by arm
   std::vector<double> global_means_;
 };

@@ -18,7 +18,7 @@ using UnitNormal = boost::random::normal_distribution<double>;
 // for mu = 0 and mu = 1, within 2^-33 of mu otherwise. Out of line and
 // declared const (libm's rounding may set errno, which keeps an inline call
 // alive), so that the threshold of a sampler that only draws sums
-// (BernoulliRewards::sum_of, the aggregated mode) is never computed.
+// (families::Bernoulli::Sampler::sum_of, the aggregated mode) is never computed.
 [[gnu::const]] std::uint64_t bernoulli_threshold(double mu);
 
 // A pcg32 seen as a 64-bit engine, two draws per output: Boost's samplers

@@ -11,7 +11,7 @@
 #include <oneapi/tbb/task_group.h>
 #include <pcg_random.hpp>
 
-#include "pfmab/rng/reward_sampler.hpp"
+#include "pfmab/families/registry.hpp"
 #include "pfmab/rng/streams.hpp"
 #include "pfmab/sim/cell.hpp"
 #include "pfmab/sim/replication.hpp"
@@ -91,7 +91,7 @@ ReplicationResult play_apart(const Cell& cell, std::uint64_t seed, std::uint64_t
     tbb::task_group tasks;
     for (std::size_t m = 0; m < instance.clients(); ++m) {
       tasks.run([&, m] {
-        rng::with_rewards(instance.rewards(), [&]<class Rewards>(std::type_identity<Rewards>) {
+        families::with_sampler(instance.rewards(), [&]<class Rewards>(std::type_identity<Rewards>) {
           detail::play_one_apart<Client, Rewards>(
               cell, m, rng::make_stream({seed, cell.index(), replication, m}), counts, stop);
         });
@@ -115,34 +115,34 @@ ReplicationResult play_apart(const Cell& cell, std::uint64_t seed, std::uint64_t
 template <class Clients>
 ReplicationResult play_together(const Cell& cell, std::uint64_t seed, std::uint64_t replication,
                                 const StopToken& stop) {
-  return rng::with_rewards(cell.instance().rewards(), [&]<class Rewards>(
-                                                          std::type_identity<Rewards>) {
-    const auto& instance = cell.instance();
-    const std::size_t clients = instance.clients(), arms = instance.arms();
-    std::vector<pcg32> streams;
-    std::vector<Rewards> rewards;  // per (client, arm), row-major
-    for (std::size_t m = 0; m < clients; ++m) {
-      streams.push_back(rng::make_stream({seed, cell.index(), replication, m}));
-      const auto own = detail::client_rewards<Rewards>(instance, m);
-      rewards.insert(rewards.end(), own.begin(), own.end());
-    }
-    Clients state(cell);
-    Trajectory trajectory(instance, cell.measured(), cell.checkpoints(), cell.spec().comm_cost);
-    std::vector<std::uint32_t> played(clients);        // this slot's arm per client
-    std::vector<std::uint64_t> pulls(clients * arms);  // per (client, arm)
-    for (std::uint64_t t = 1; t <= cell.horizon(); ++t) {
-      stop.poll(t);
-      for (std::size_t m = 0; m < clients; ++m) played[m] = state.choose(m, t);
-      for (std::size_t m = 0; m < clients; ++m) {
-        const std::size_t i = m * arms + played[m];
-        state.observe(m, played[m], rewards[i].draw(streams[m]));
-        ++pulls[i];
-      }
-      state.end_slot();
-      trajectory.advance_slot(played);
-    }
-    return slot_by_slot_result(cell, trajectory.take_series(), pulls);
-  });
+  return families::with_sampler(
+      cell.instance().rewards(), [&]<class Rewards>(std::type_identity<Rewards>) {
+        const auto& instance = cell.instance();
+        const std::size_t clients = instance.clients(), arms = instance.arms();
+        std::vector<pcg32> streams;
+        std::vector<Rewards> rewards;  // per (client, arm), row-major
+        for (std::size_t m = 0; m < clients; ++m) {
+          streams.push_back(rng::make_stream({seed, cell.index(), replication, m}));
+          const auto own = detail::client_rewards<Rewards>(instance, m);
+          rewards.insert(rewards.end(), own.begin(), own.end());
+        }
+        Clients state(cell);
+        Trajectory trajectory(instance, cell.measured(), cell.checkpoints(), cell.spec().comm_cost);
+        std::vector<std::uint32_t> played(clients);        // this slot's arm per client
+        std::vector<std::uint64_t> pulls(clients * arms);  // per (client, arm)
+        for (std::uint64_t t = 1; t <= cell.horizon(); ++t) {
+          stop.poll(t);
+          for (std::size_t m = 0; m < clients; ++m) played[m] = state.choose(m, t);
+          for (std::size_t m = 0; m < clients; ++m) {
+            const std::size_t i = m * arms + played[m];
+            state.observe(m, played[m], rewards[i].draw(streams[m]));
+            ++pulls[i];
+          }
+          state.end_slot();
+          trajectory.advance_slot(played);
+        }
+        return slot_by_slot_result(cell, trajectory.take_series(), pulls);
+      });
 }
 
 }  // namespace pfmab::sim

@@ -24,8 +24,8 @@ namespace pfmab::sim {
 // aggregated: the same law in O(log slots) draws per change of arm. Only the
 // arm played moves its value, so the question after each change is when its
 // running mean first drops below the level at which the next best would
-// win, which the arm's reward sampler answers (until_below_zero in
-// rng/reward_sampler.hpp): for Gaussian rewards, the first passage of a
+// win, which the arm's reward sampler answers (its family's
+// Sampler::until_below_zero, families/): for Gaussian rewards, the first passage of a
 // random walk below a line, sampled exactly as a Brownian motion observed at
 // whole pulls (endpoint, then midpoints of Brownian bridges, conditioned on
 // whether the path dips below the line); for Bernoulli rewards, Binomial

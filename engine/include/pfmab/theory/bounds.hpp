@@ -4,9 +4,9 @@
 #include <cstdint>
 #include <string>
 
+#include "pfmab/families/divergence.hpp"
 #include "pfmab/model/instance.hpp"
 #include "pfmab/model/mixed_model.hpp"
-#include "pfmab/model/reward_family.hpp"
 #include "pfmab/theory/games.hpp"
 #include "pfmab/util/stop_token.hpp"
 
@@ -27,12 +27,13 @@ struct Bounds {
   // law of arm k at mean mu_{k,m} and at the mean that makes its mixed mean
   // mu'_{k'*,m} (mu_{k,m} + Delta'_{k,m} / beta); likewise for Z^m_{k,n} with
   // gamma and Delta'_{k,n}. For Gaussian rewards that is the paper's
-  // (Delta')^2 / (2 beta^2 sigma^2); for Bernoulli rewards the divergence is
-  // infinite (the term 0) when that mean exceeds 1.
+  // (Delta')^2 / (2 beta^2 sigma^2); where that mean is beyond the family's
+  // (a Bernoulli mean above 1) the divergence is infinite (the term 0). NaN
+  // for a family without a divergence.
   double theorem1_constant = 0.0;
   // Corollary 1 as printed (Gaussian rewards; sigma^2 times the paper's
   // unit-variance terms; Delta'_k = min over every n with k'*_n != k). NaN for
-  // Bernoulli rewards.
+  // other families.
   double corollary1_constant = 0.0;
   // C* (docs/allocation.md): the tight constant, liminf R(T) / log T >= C*
   // for any uniformly good algorithm, the optimum of the coupled program.
@@ -56,9 +57,9 @@ struct Bounds {
 };
 
 // The divergence between the family's reward law at mean `mu` and at mean
-// `mu + shift` (shift > 0): shift^2 / (2 sigma^2), or the Bernoulli
-// kl(mu, mu + shift), infinite past 1.
-double kl_shifted(const model::RewardFamily& family, double mu, double shift);
+// `mu + shift` (shift > 0): shift^2 / (2 sigma^2) for Gaussian rewards
+// (exactly so, not through mu + shift), infinite past the family's means.
+double kl_shifted(const families::Divergence& kl, double mu, double shift);
 
 // Theorem 2 needs more phases than this before some arm's elimination is
 // guaranteed (constant schedules with tiny gaps): not evaluated.

@@ -2,8 +2,6 @@
 // by moments on fixed seeds. Every statistical check allows 5 standard errors
 // of its estimate, so it is deterministic and far from chance for a correct
 // sampler, yet catches a wrong mean or scale.
-#include "pfmab/rng/reward_sampler.hpp"
-
 #include <cmath>
 #include <cstdint>
 #include <limits>
@@ -12,10 +10,16 @@
 
 #include <gtest/gtest.h>
 
+#include "pfmab/families/registry.hpp"
+#include "pfmab/rng/first_passage.hpp"
 #include "pfmab/rng/streams.hpp"
 
 namespace pfmab::rng {
 namespace {
+
+// The samplers under test, by their families.
+using GaussianRewards = families::Gaussian::Sampler;
+using BernoulliRewards = families::Bernoulli::Sampler;
 
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 constexpr double kInf = std::numeric_limits<double>::infinity();
@@ -192,12 +196,12 @@ TEST(BernoulliRewards, StretchStopsShortOfAnyCrossing) {
   EXPECT_EQ(BernoulliRewards(0.0).until_below_zero(s, 0.5, -1.0, 100).sum, 0.0);
 }
 
-TEST(WithRewards, DispatchesOnTheFamily) {
+TEST(WithSampler, DispatchesOnTheFamily) {
   const auto is_gaussian = []<class Rewards>(std::type_identity<Rewards>) {
     return std::is_same_v<Rewards, GaussianRewards>;
   };
-  EXPECT_TRUE(with_rewards({model::RewardKind::gaussian, 1.0}, is_gaussian));
-  EXPECT_FALSE(with_rewards({model::RewardKind::bernoulli, 1.0}, is_gaussian));
+  EXPECT_TRUE(families::with_sampler(families::RewardFamily{"gaussian", {1.0}}, is_gaussian));
+  EXPECT_FALSE(families::with_sampler(families::RewardFamily{"bernoulli"}, is_gaussian));
 }
 
 }  // namespace

@@ -1,12 +1,11 @@
-#include "pfmab/rng/reward_sampler.hpp"
+#include "pfmab/rng/first_passage.hpp"
 
 #include <algorithm>
 #include <cmath>
-#include <stdexcept>
+
+#include "pfmab/rng/samplers.hpp"
 
 namespace pfmab::rng {
-
-void refuse_rewards(const char* what) { throw std::invalid_argument(what); }
 
 namespace {
 
@@ -38,8 +37,9 @@ FirstPassage first_passage_below_zero(pcg32& stream, double start, double drift,
     const double end = start + drift * static_cast<double>(length);
     if (end >= 0.0) return {0, end};
     // end < 0: the line crosses within `length` slots (the min guards rounding)
-    const auto step =
-        static_cast<std::uint64_t>(std::min(std::floor(start / -drift), static_cast<double>(length - 1))) + 1;
+    const auto step = static_cast<std::uint64_t>(
+                          std::min(std::floor(start / -drift), static_cast<double>(length - 1))) +
+                      1;
     return {step, start + drift * static_cast<double>(step)};
   }
   UnitNormal normal;
@@ -69,24 +69,6 @@ FirstPassage first_passage_below_zero(pcg32& stream, double start, double drift,
     y = value;
   }
   return {0, end};
-}
-
-Stretch GaussianRewards::until_below_zero(pcg32& stream, double y, double theta,
-                                          std::uint64_t slots) const {
-  const auto passage = first_passage_below_zero(stream, y, mu_ - theta, sigma_, slots);
-  const std::uint64_t n = passage.step > 0 ? passage.step : slots;
-  // the walk's change over the n pulls, less theta per pull, is their sum
-  return {n, passage.value - std::max(y, 0.0) + theta * static_cast<double>(n)};
-}
-
-Stretch BernoulliRewards::until_below_zero(pcg32& stream, double y, double theta,
-                                           std::uint64_t slots) const {
-  const double safe = theta > 0.0 ? std::floor(y / theta) - 1.0 : static_cast<double>(slots);
-  if (safe >= 1.0) {
-    const auto n = std::min(slots, static_cast<std::uint64_t>(std::min(safe, 0x1p62)));
-    return {n, sum_of(n, stream)};
-  }
-  return {1, sum_of(1, stream)};
 }
 
 }  // namespace pfmab::rng
