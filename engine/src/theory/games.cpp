@@ -24,6 +24,17 @@ std::vector<double> key_of(const model::Instance& instance, double alpha) {
 
 }  // namespace
 
+std::vector<std::uint8_t> exact_ties(const model::MixedModel& mixed) {
+  const std::size_t arms = mixed.arms();
+  std::vector<std::uint8_t> tied(mixed.clients() * arms, 0);
+  for (std::size_t m = 0; m < mixed.clients(); ++m) {
+    for (std::size_t k = 0; k < arms; ++k) {
+      if (k != mixed.optimal_arm(m) && mixed.gap(m, k) == 0.0) tied[m * arms + k] = 1;
+    }
+  }
+  return tied;
+}
+
 std::size_t distinct_best_arms(const model::MixedModel& mixed) {
   std::vector<bool> best(mixed.arms(), false);
   std::size_t distinct = 0;
@@ -54,8 +65,9 @@ std::size_t Games::add(const model::Instance& instance, const model::MixedModel&
         "{}^3 (docs/limits.md)",
         distinct, mixed.arms(), kMaxDistinctBestArms);
   } else {
-    game.c_star =
-        optimal_allocation(mixed, family.sigma, Coupling::coupled, kExactGap, stop).constant;
+    game.c_star = optimal_allocation(mixed, family.sigma, Coupling::coupled, kExactGap, stop,
+                                     nullptr, exact_ties(mixed))
+                      .constant;
     ++solves_;
   }
   games_.push_back(std::move(game));

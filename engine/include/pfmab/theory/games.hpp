@@ -1,6 +1,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <limits>
 #include <map>
 #include <string>
@@ -14,8 +15,8 @@ namespace pfmab::theory {
 
 // A game's tight constant C* (docs/allocation.md), or why there is none.
 struct GameConstant {
-  // NaN where it is not computed (note says why), +inf where a client's best
-  // arm is tied.
+  // NaN where it is not computed (note says why). Finite where a client's
+  // best arm is tied: arms tied with it count as optimal (exact_ties).
   double c_star = std::numeric_limits<double>::quiet_NaN();
   std::string note;  // why c_star is NaN; empty otherwise
 };
@@ -56,6 +57,13 @@ class Games {
   std::vector<GameConstant> games_;
   std::size_t solves_ = 0;
 };
+
+// Row-major client by arm, 1 where an arm other than the client's
+// mixed-optimal one has exactly its mixed mean: the arms C* treats as
+// optimal (Graves and Lai: the alternatives that matter leave every optimal
+// arm's law unchanged, so a tie costs nothing; docs/allocation.md, "Known
+// values"), as Theorems 1 and 2 do (theory/bounds.hpp).
+std::vector<std::uint8_t> exact_ties(const model::MixedModel& mixed);
 
 // L: how many distinct arms are some client's mixed-optimal arm.
 std::size_t distinct_best_arms(const model::MixedModel& mixed);
