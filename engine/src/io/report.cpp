@@ -214,7 +214,7 @@ std::string constants_legend(const char* columns) {
 // bound that does not apply, a confidence interval of one replication): a
 // table never prints nan.
 std::string fixed(double value, int digits) {
-  if (std::isinf(value) && value > 0) return "inf";  // C* of a game with a tied best arm
+  if (std::isinf(value) && value > 0) return "inf";  // an infinite constant
   return std::isfinite(value) ? fmt::format("{:.{}f}", value, digits) : "n/a";
 }
 
