@@ -10,11 +10,12 @@
 // Hessian, from the multiplier's condition x_n KL'_n = eta w_n, is
 // -diag(g^2 / (x h)) + v v^T / S, v_n = g_n w_n / (x_n h_n), S = sum_n
 // w_n^2 / (x_n h_n) (g, h: the divergence's slope and curvature at the
-// move). Every iterate is certified: y_j = 1 / (t (F_j - 1)), scaled until
-// sum_j y_j a_j <= c, is a feasible point of the dual of the linear program
-// the alternatives cut, so sum_j y_j bounds C* from below, and x / min_j
-// F_j(x) is feasible (1-homogeneity), so c . x / min_j F_j bounds it from
-// above.
+// move). Every iterate is certified: multipliers y >= 0 made to satisfy
+// sum_j y_j a_j <= c are a feasible point of the dual of the linear program
+// the alternatives cut, so sum_j y_j bounds C* from below (the barrier's
+// 1 / (t (F_j - 1)) at every iterate, the least-squares KKT multipliers at
+// each centred one), and x / min_j F_j(x) is feasible (1-homogeneity), so
+// c . x / min_j F_j bounds it from above.
 #include "pfmab/theory/kl_allocation.hpp"
 
 #include <algorithm>

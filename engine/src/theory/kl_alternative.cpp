@@ -21,8 +21,9 @@ double slope_at(const families::Divergence& kl, double mu, double direction, dou
   return std::isnan(g) ? kInfinity : g;
 }
 
-}  // namespace
-
+// The move delta >= 0 of a mean mu in `direction` at which the divergence's
+// slope in delta is `slope`, within [0, limit]; `limit` if the slope there is
+// still below.
 double move_at_slope(const families::Divergence& kl, double mu, double direction, double limit,
                      double slope, double guess) {
   if (!(slope > 0.0)) return 0.0;
@@ -43,6 +44,8 @@ double move_at_slope(const families::Divergence& kl, double mu, double direction
   }
   return delta;
 }
+
+}  // namespace
 
 void solve_alternative(const families::Divergence& kl, std::span<const double> x,
                        KlConstraint& constraint) {

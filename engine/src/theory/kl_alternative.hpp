@@ -50,10 +50,4 @@ struct KlConstraint {
 void solve_alternative(const families::Divergence& kl, std::span<const double> x,
                        KlConstraint& constraint);
 
-// The move delta >= 0 of a mean mu in `direction` at which the divergence's
-// slope in delta is `slope`, within [0, limit]; `limit` if the slope there is
-// still below.
-double move_at_slope(const families::Divergence& kl, double mu, double direction, double limit,
-                     double slope, double guess);
-
 }  // namespace pfmab::theory
