@@ -7,6 +7,16 @@
 // growing, M = K). Counters: `newton_steps`, the certified `gap`, `c_star`,
 // and `per_var`, the time per variable (M (K - 1) of them).
 //
+// BM_KlAllocation_Synthetic: the same game through the generic solver for
+// any family with a KL (theory::kl_optimal_allocation, to its default
+// certified gap 1e-6), family 0 Gaussian (sigma 1, the closed-form solver's
+// program), 1 Bernoulli, 2 Poisson (on the game's means mapped to 0.02 +
+// 0.96 mu: a Poisson mean of 0 has a linear KL, which the solver handles
+// slowly and does not certify, docs/allocation.md); compare with BM_Allocation_Synthetic of
+// the same run (bench/README.md, "C* with a family's KL"). The divergences
+// are the tests' (tests/unit/theory/test_divergences.hpp) until the reward
+// families implement families::Divergence.
+//
 // A solve that runs past `--limit=SECONDS` (default 60) is stopped through
 // its StopToken and reported as an error "n/a": the old solver does not end
 // on the larger games in any useful time.
@@ -22,15 +32,18 @@
 #include <string_view>
 #include <thread>
 #include <utility>
+#include <vector>
 
 #include <benchmark/benchmark.h>
 
 #include "pfmab/model/instance.hpp"
 #include "pfmab/model/means_table.hpp"
 #include "pfmab/theory/allocation.hpp"
+#include "pfmab/theory/kl_allocation.hpp"
 
 #include "bench_main.hpp"
 #include "random_game.hpp"
+#include "test_divergences.hpp"
 
 namespace {
 
@@ -114,6 +127,29 @@ void BM_Allocation_Random(benchmark::State& state) {
 
 void BM_Allocation_Growth(benchmark::State& state) { BM_Allocation_Random(state); }
 
+void BM_KlAllocation_Synthetic(benchmark::State& state) {
+  static const test::GaussianKl gaussian(1.0);
+  static const test::BernoulliKl bernoulli;
+  static const test::PoissonKl poisson;
+  const families::Divergence* families[] = {&gaussian, &bernoulli, &poisson};
+  const families::Divergence& kl = *families[state.range(0)];
+  auto means = shared_game("synthetic_4x9.csv").local_means();
+  std::vector<double> lifted(means.begin(), means.end());
+  if (state.range(0) == 2) {
+    for (auto& mu : lifted) mu = 0.02 + 0.96 * mu;
+  }
+  const model::MixedModel mixed(lifted, shared_game("synthetic_4x9.csv").clients(),
+                                static_cast<double>(state.range(1)) / 10.0);
+  theory::OptimalAllocation solved;
+  for (auto _ : state) {
+    solved = theory::kl_optimal_allocation(mixed, kl);
+    benchmark::DoNotOptimize(solved.constant);
+  }
+  state.counters["newton_steps"] = solved.newton_steps;
+  state.counters["gap"] = solved.gap;
+  state.counters["c_star"] = solved.constant;
+}
+
 void register_all() {
   benchmark::RegisterBenchmark("BM_Allocation_Synthetic", BM_Allocation_Synthetic)
       ->ArgName("alpha_x10")
@@ -123,6 +159,12 @@ void register_all() {
       ->Args({9})
       ->Args({10})
       ->Unit(benchmark::kMillisecond);
+  auto* kl = benchmark::RegisterBenchmark("BM_KlAllocation_Synthetic", BM_KlAllocation_Synthetic)
+                 ->ArgNames({"family", "alpha_x10"})
+                 ->Unit(benchmark::kMillisecond);
+  for (const int family : {0, 1, 2}) {
+    for (const int alpha : {0, 2, 5, 9, 10}) kl->Args({family, alpha});
+  }
   benchmark::RegisterBenchmark("BM_Allocation_MovieLens", BM_Allocation_MovieLens)
       ->ArgName("alpha_x10")
       ->Args({0})

@@ -277,18 +277,33 @@ TEST(CliBounds, CStarBesideTheorem1InTheTablesJsonAndOutput) {
   EXPECT_NE(shown.out.find("regret / C* log T"), std::string::npos) << shown.out;
 }
 
-TEST(CliBounds, CStarIsNotAvailableForBernoulliRewardsAndSaysWhy) {
-  std::vector<std::string> args{"bounds", "--json", "--rewards", "bernoulli"};
-  args.insert(args.end(), kCStar2x2.begin(), kCStar2x2.end());
-  const auto r = run_cli(args);
-  ASSERT_EQ(r.exit_code, 0) << r.err;
-  const auto b = nlohmann::json::parse(r.out)["cells"][0]["bounds"];
-  EXPECT_TRUE(b["c_star"].is_null());  // NaN
-  EXPECT_NE(b["c_star_note"].get<std::string>().find("Gaussian rewards only"), std::string::npos);
-  args.erase(args.begin() + 1);
-  const auto table = run_cli(args);
-  EXPECT_NE(table.out.find("C* n/a: C* is solved for Gaussian rewards only"), std::string::npos)
-      << table.out;
+// Bernoulli rewards have their own C*, the KL program's (the unit tests of
+// theory::kl_optimal_allocation check its values): positive, and by
+// Pinsker's inequality (KL >= 2 (mu - lambda)^2) at most the Gaussian one at
+// sigma 1/2. A game of more pulls to plan than that solver takes says so.
+TEST(CliBounds, BernoulliRewardsHaveTheKlProgramsCStarWithinItsLimit) {
+  const auto c_star = [](std::vector<std::string> rewards) {
+    std::vector<std::string> args{"bounds",          "--json",  "--means-inline",
+                                  "0.8,0.2;0.7,0.5", "--alpha", "0.5"};
+    args.insert(args.end(), rewards.begin(), rewards.end());
+    const auto r = run_cli(args);
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    return nlohmann::json::parse(r.out)["cells"][0]["bounds"]["c_star"];
+  };
+  const auto bernoulli = c_star({"--rewards", "bernoulli"});
+  const auto gaussian = c_star({"--rewards", "gaussian", "--sigma", "0.5"});
+  ASSERT_TRUE(bernoulli.is_number()) << bernoulli;
+  EXPECT_GT(bernoulli.get<double>(), 0.0);
+  EXPECT_LE(bernoulli.get<double>(), gaussian.get<double>());
+
+  std::string row(129, '0');  // 65 zeros: 2 clients x 67 arms, 2 x 66 = 132 pulls to plan
+  for (std::size_t i = 1; i < row.size(); i += 2) row[i] = ',';
+  const auto wide = run_cli({"bounds", "--json", "--rewards", "bernoulli", "--means-inline",
+                             "0.9,0.5," + row + ";0.5,0.9," + row, "--alpha", "0.5"});
+  ASSERT_EQ(wide.exit_code, 0) << wide.err;
+  const auto w = nlohmann::json::parse(wide.out)["cells"][0]["bounds"];
+  EXPECT_TRUE(w["c_star"].is_null());  // NaN
+  EXPECT_NE(w["c_star_note"].get<std::string>().find("limit 128"), std::string::npos) << w;
 }
 
 // A game one distinct best arm past the solver's limit (257 clients, each

@@ -214,7 +214,7 @@ std::string constants_legend(const char* columns) {
 // bound that does not apply, a confidence interval of one replication): a
 // table never prints nan.
 std::string fixed(double value, int digits) {
-  if (std::isinf(value) && value > 0) return "inf";  // C* of a game with a tied best arm
+  if (std::isinf(value) && value > 0) return "inf";  // an infinite constant
   return std::isfinite(value) ? fmt::format("{:.{}f}", value, digits) : "n/a";
 }
 
@@ -423,8 +423,7 @@ void print_bounds_table(std::ostream& out, std::span<const CellReport> cells) {
       notes.push_back(fmt::format("Th.2 n/a: row {}: {}", i + 1, b.theorem2_note));
   }
   fmt::print(out, "{}\n",
-             constants_legend(
-                 "Th.1, Cor.1, C*: asymptotic constants (Cor.1, C*: Gaussian rewards)"));
+             constants_legend("Th.1, Cor.1, C*: asymptotic constants (Cor.1: Gaussian rewards)"));
   print_c_star_notes(out, cells);
   for (const auto& note : notes) fmt::print(out, "{}\n", note);
 }

@@ -12,7 +12,10 @@ MixedModel::MixedModel(const Instance& instance, double alpha)
     : MixedModel(instance.local_means(), instance.clients(), alpha) {}
 
 MixedModel::MixedModel(std::span<const double> local_means, std::size_t clients, double alpha)
-    : alpha_(alpha), clients_(clients), arms_(clients == 0 ? 0 : local_means.size() / clients) {
+    : alpha_(alpha),
+      clients_(clients),
+      arms_(clients == 0 ? 0 : local_means.size() / clients),
+      local_(local_means.begin(), local_means.begin() + clients_ * arms_) {
   validate_alpha(alpha);
   // mu_k = (1/M) sum_m mu_{k,m}, summed in client order as Instance does
   std::vector<double> global(arms_, 0.0);

@@ -6,6 +6,8 @@
 #include <fmt/format.h>
 
 #include "pfmab/theory/allocation.hpp"
+#include "pfmab/theory/kl_allocation.hpp"
+#include "pfmab/util/error.hpp"
 
 namespace pfmab::theory {
 namespace {
@@ -26,6 +28,17 @@ std::vector<double> key_of(const model::Instance& instance, double alpha) {
 
 }  // namespace
 
+std::vector<std::uint8_t> exact_ties(const model::MixedModel& mixed) {
+  const std::size_t arms = mixed.arms();
+  std::vector<std::uint8_t> tied(mixed.clients() * arms, 0);
+  for (std::size_t m = 0; m < mixed.clients(); ++m) {
+    for (std::size_t k = 0; k < arms; ++k) {
+      if (k != mixed.optimal_arm(m) && mixed.gap(m, k) == 0.0) tied[m * arms + k] = 1;
+    }
+  }
+  return tied;
+}
+
 std::size_t distinct_best_arms(const model::MixedModel& mixed) {
   std::vector<bool> best(mixed.arms(), false);
   std::size_t distinct = 0;
@@ -45,23 +58,44 @@ std::size_t Games::add(const model::Instance& instance, const model::MixedModel&
   GameConstant game;
   const auto& family = instance.rewards();
   const auto kl = family.divergence();
-  if (!kl || std::isnan(kl->quadratic_sigma())) {
-    game.note = fmt::format(
-        "C* is solved for Gaussian rewards only: with {} ones the divergence to the closest "
-        "alternative has no closed form (docs/allocation.md)",
-        family.family().display());
+  const bool gaussian = kl && !std::isnan(kl->quadratic_sigma());
+  if (!kl) {
+    game.note = fmt::format("{} rewards have no C*: {}", family.family().display(),
+                            family.family().no_divergence());
   } else if (const auto distinct = distinct_best_arms(mixed);
+             gaussian &&
              static_cast<double>(mixed.arms()) * static_cast<double>(distinct * distinct) >
-             std::pow(static_cast<double>(kMaxDistinctBestArms), 3.0)) {
+                 std::pow(static_cast<double>(kMaxDistinctBestArms), 3.0)) {
     game.note = fmt::format(
         "{} distinct best arms among {} arms; the solver's dense steps grow as K L^2, limit "
         "{}^3 (docs/limits.md)",
         distinct, mixed.arms(), kMaxDistinctBestArms);
-  } else {
-    game.c_star =
-        optimal_allocation(mixed, kl->quadratic_sigma(), Coupling::coupled, kExactGap, stop)
-            .constant;
+  } else if (const auto variables = mixed.clients() * (mixed.arms() - 1);
+             !gaussian && variables > kMaxKlVariables) {
+    game.note = fmt::format(
+        "{} clients x {} other arms = {} pulls to plan; the KL program's solver takes dense steps "
+        "over them, limit {} (docs/limits.md)",
+        mixed.clients(), mixed.arms() - 1, variables, kMaxKlVariables);
+  } else if (gaussian) {
+    game.c_star = optimal_allocation(mixed, kl->quadratic_sigma(), Coupling::coupled, kExactGap,
+                                     stop, nullptr, exact_ties(mixed))
+                      .constant;
     ++solves_;
+  } else {
+    ++solves_;
+    try {
+      const auto solved = kl_optimal_allocation(mixed, *kl, kKlGap, stop, exact_ties(mixed));
+      if (solved.gap <= kKlGap) {
+        game.c_star = solved.constant;
+      } else {
+        game.note = fmt::format(
+            "the KL program's solve stopped at a certified gap of {:.2g}: C* is in [{:.6g}, "
+            "{:.6g}] (docs/allocation.md)",
+            solved.gap, solved.constant * (1.0 - solved.gap), solved.constant);
+      }
+    } catch (const UserError& e) {
+      game.note = e.what();
+    }
   }
   games_.push_back(std::move(game));
   index_.emplace(std::move(key), games_.size() - 1);

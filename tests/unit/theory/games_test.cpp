@@ -13,6 +13,7 @@
 
 #include "pfmab/theory/allocation.hpp"
 #include "pfmab/theory/bounds.hpp"
+#include "pfmab/theory/kl_allocation.hpp"
 
 #include "fixtures.hpp"
 
@@ -47,13 +48,20 @@ TEST(Games, EachGameIsSolvedOnceWhateverAsksForIt) {
   EXPECT_EQ(games[2].c_star, theory::optimal_allocation(half, 0.7).constant);
 }
 
-TEST(Games, BernoulliGamesAreNotSolvedAndSayWhy) {
+// A Bernoulli game's C* is the KL program's, with the family's divergence,
+// solved once like a Gaussian one.
+TEST(Games, BernoulliGamesAreSolvedByTheKlProgramOnce) {
   Games games;
   const auto game = synthetic_instance(families::RewardFamily{"bernoulli"});
-  const auto at = games.add(*game, model::MixedModel(*game, 0.5));
-  EXPECT_TRUE(std::isnan(games[at].c_star));
-  EXPECT_NE(games[at].note.find("Gaussian rewards only"), std::string::npos) << games[at].note;
-  EXPECT_EQ(games.solves(), 0u);
+  const model::MixedModel half(*game, 0.5);
+  const auto at = games.add(*game, half);
+  EXPECT_EQ(games.add(*game, half), at);
+  EXPECT_EQ(games.solves(), 1u);
+  EXPECT_TRUE(games[at].note.empty()) << games[at].note;
+  EXPECT_EQ(games[at].c_star,
+            theory::kl_optimal_allocation(half, *game->rewards().divergence(), theory::kKlGap, {},
+                                          theory::exact_ties(half))
+                .constant);
 }
 
 TEST(Games, DistinctBestArmsCountsEachClientsMixedOptimumOnce) {

@@ -28,6 +28,11 @@ class MixedModel {
     return mixed_[client * arms_ + arm];
   }
   double gap(std::size_t client, std::size_t arm) const { return gap_[client * arms_ + arm]; }
+  // mu_{k,m}, the local mean the mixed ones are made of: the tight bound with
+  // a family's KL (theory::kl_optimal_allocation) moves local means.
+  double local_mean(std::size_t client, std::size_t arm) const {
+    return local_[client * arms_ + arm];
+  }
   std::size_t optimal_arm(std::size_t client) const { return optimal_arm_[client]; }
   // mu'_{*,m}: what the oracle earns per slot at client m.
   double optimal_mixed_mean(std::size_t client) const {
@@ -38,7 +43,8 @@ class MixedModel {
   double alpha_;
   std::size_t clients_;
   std::size_t arms_;
-  std::vector<double> mixed_;  // row-major, client by arm
+  std::vector<double> local_;  // row-major, client by arm
+  std::vector<double> mixed_;
   std::vector<double> gap_;
   std::vector<std::size_t> optimal_arm_;
 };

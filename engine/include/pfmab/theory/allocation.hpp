@@ -22,8 +22,10 @@ namespace pfmab::theory {
 enum class Coupling { coupled, separable };
 
 struct OptimalAllocation {
-  // C*: lim inf R(T) / log T >= constant. +inf where a client's best arm is
-  // tied (no algorithm tells tied arms apart), 0 with noiseless rewards.
+  // C*: lim inf R(T) / log T >= constant. 0 with noiseless rewards. +inf
+  // where an arm other than a client's mixed-optimal one has a zero gap and
+  // is not passed in `tied`; passed, it counts as optimal and C* is finite
+  // (theory::exact_ties, which Games passes).
   double constant = 0.0;
   // x_{k,n} = lim E[N_{k,n}(T)] / log T, row-major client by arm, at the
   // optimum; +inf at each client's mixed-optimal arm (pulled about T times).

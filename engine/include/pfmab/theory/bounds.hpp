@@ -38,8 +38,8 @@ struct Bounds {
   // C* (docs/allocation.md): the tight constant, liminf R(T) / log T >= C*
   // for any uniformly good algorithm, the optimum of the coupled program.
   // Gaussian rewards; NaN for Bernoulli rewards and for a game beyond the
-  // solver's limit (c_star_note says why; theory::Games), +inf where a
-  // client's best arm is tied.
+  // solver's limit (c_star_note says why; theory::Games). Finite where a
+  // client's best arm is tied: the tied arms count as optimal, as above.
   double c_star = 0.0;
   std::string c_star_note;   // why c_star is NaN; empty otherwise
   std::size_t game = 0;      // its game's index in the run's Games (the output's games/NNNN)

@@ -1,6 +1,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <limits>
 #include <map>
 #include <string>
@@ -14,8 +15,8 @@ namespace pfmab::theory {
 
 // A game's tight constant C* (docs/allocation.md), or why there is none.
 struct GameConstant {
-  // NaN where it is not computed (note says why), +inf where a client's best
-  // arm is tied.
+  // NaN where it is not computed (note says why). Finite where a client's
+  // best arm is tied: arms tied with it count as optimal (exact_ties).
   double c_star = std::numeric_limits<double>::quiet_NaN();
   std::string note;  // why c_star is NaN; empty otherwise
 };
@@ -28,6 +29,15 @@ struct GameConstant {
 // 16 s (docs/limits.md). The run does not wait for it: C* is reported n/a
 // with the reason.
 inline constexpr std::size_t kMaxDistinctBestArms = 256;
+
+// The KL program (other families than the Gaussian: kl_optimal_allocation)
+// is solved by dense Newton steps over its M (K - 1) pulls, each with every
+// constraint's closest alternative found anew: beyond this many pulls a
+// solve takes seconds (MovieLens, 390 pulls: 0.5 to 7.5 s), and the run
+// does not wait for it.
+inline constexpr std::size_t kMaxKlVariables = 128;
+// The share of C* to which a KL solve must certify it to be reported.
+inline constexpr double kKlGap = 1e-6;
 
 // The distinct games of one run, each solved for C* once and shared by
 // every cell and algorithm that asks (cells differing only in algorithm, T,
@@ -47,8 +57,8 @@ class Games {
 
   const GameConstant& operator[](std::size_t game) const { return games_[game]; }
   std::size_t size() const { return games_.size(); }
-  // How many times the C* solver ran: one per Gaussian game within the
-  // limit, whatever the number of cells that asked (tests count it).
+  // How many times a C* solver ran: one per game within the solvers' limits,
+  // whatever the number of cells that asked (tests count it).
   std::size_t solves() const { return solves_; }
 
  private:
@@ -56,6 +66,13 @@ class Games {
   std::vector<GameConstant> games_;
   std::size_t solves_ = 0;
 };
+
+// Row-major client by arm, 1 where an arm other than the client's
+// mixed-optimal one has exactly its mixed mean: the arms C* treats as
+// optimal (Graves and Lai: the alternatives that matter leave every optimal
+// arm's law unchanged, so a tie costs nothing; docs/allocation.md, "Known
+// values"), as Theorems 1 and 2 do (theory/bounds.hpp).
+std::vector<std::uint8_t> exact_ties(const model::MixedModel& mixed);
 
 // L: how many distinct arms are some client's mixed-optimal arm.
 std::size_t distinct_best_arms(const model::MixedModel& mixed);

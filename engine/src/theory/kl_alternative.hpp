@@ -1,0 +1,53 @@
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "pfmab/families/divergence.hpp"
+
+namespace pfmab::theory {
+
+// One constraint (k, m) of the KL program (docs/allocation.md, "Other reward
+// families: the KL program") and its closest alternative: the means of arm k
+// moved up at the clients that pay to explore it, those of client m's best
+// arm moved down at the clients that pay to explore that one, until arm k's
+// mixed mean at m reaches the best arm's, at the least information
+// sum_n x_n KL(mu_n, lambda_n).
+struct KlConstraint {
+  // A local mean the alternative may move, and how far it moved at the last
+  // solve.
+  struct Term {
+    std::uint32_t variable;  // the pulls x_n it costs
+    double mean;             // mu_n
+    double weight;           // w_{n,m}: how much a move of it moves arm k's lead at m
+    double direction;        // +1 (arm k, up) or -1 (the best arm, down)
+    double reach;            // the largest move the family's range allows
+
+    double move = 0.0;        // delta_n = |lambda_n - mu_n|
+    double divergence = 0.0;  // KL(mu_n, lambda_n): the cut's coefficient of x_n
+    double slope = 0.0;       // d KL / d delta at the move
+    double curvature = 0.0;   // d^2 KL / d delta^2 at the move
+    bool at_reach = false;    // stopped by the range, not by the slope condition
+  };
+
+  std::uint32_t client = 0, arm = 0;
+  double gap = 0.0;  // D'_{k,m}: the lead the moves must close
+  std::vector<Term> terms;
+
+  double multiplier = 0.0;           // eta, the price of the lead at the last solve
+  double value = 0.0;                // F(x), the least information of an alternative
+  std::vector<double> below, above;  // the moves at the multiplier's bracket (scratch)
+};
+
+// Solves the constraint's inner problem at the pulls x: min sum_n x_n
+// KL(mu_n, mu_n + direction_n delta_n) over delta_n in [0, reach_n] with
+// sum_n w_n delta_n = gap, by its one multiplier eta (x_n KL'_n(delta_n) =
+// eta w_n for every term inside its range; a monotone root in eta, each
+// delta_n a monotone root of the slope). The divergence must be convex in
+// the moved mean over the moves considered (checked when the program is
+// built). Sets every term's move and divergence, the multiplier and value.
+void solve_alternative(const families::Divergence& kl, std::span<const double> x,
+                       KlConstraint& constraint);
+
+}  // namespace pfmab::theory
