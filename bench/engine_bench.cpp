@@ -9,8 +9,8 @@
 #include <memory>
 #include <numeric>
 #include <optional>
-#include <string>
 #include <random>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -18,6 +18,7 @@
 #include <oneapi/tbb/task_arena.h>
 #include <pcg_random.hpp>
 
+#include "pfmab/algorithms/pf_ucb.hpp"
 #include "pfmab/io/experiment.hpp"
 #include "pfmab/model/instance.hpp"
 #include "pfmab/model/means_table.hpp"
@@ -176,6 +177,7 @@ void replications(benchmark::State& state, const pfmab::sim::Cell& cell) {
 pfmab::sim::Cell synthetic_cell(RewardKind kind, std::uint64_t horizon,
                                 pfmab::sim::Fidelity fidelity) {
   pfmab::sim::CellSpec spec;
+  spec.algorithm = pfmab::algorithms::pf_ucb();
   spec.instance = synthetic_instance(kind);
   spec.alpha = 0.5;
   spec.horizon = horizon;
@@ -228,6 +230,7 @@ BENCHMARK(BM_Aggregated_Bernoulli)->Apply(horizons);
 // rewards per replication.
 void BM_Aggregated_MovieLens(benchmark::State& state) {
   pfmab::sim::CellSpec spec;
+  spec.algorithm = pfmab::algorithms::pf_ucb();
   spec.instance = std::make_shared<const pfmab::model::Instance>(
       pfmab::model::read_means_csv(PFMAB_SHARED_DATA "/movielens_10x40.csv"),
       pfmab::model::RewardFamily{});
@@ -252,7 +255,7 @@ void BM_AuthorsCode_Gaussian(benchmark::State& state) {
   spec.alpha = 0.5;
   spec.horizon = 1'000'000;
   pfmab::algorithms::PfUcbParams authors;
-  authors.confidence_constant = 1.0;
+  authors.rule.confidence_constant = 1.0;
   authors.preset = pfmab::algorithms::Preset::authors_code;
   spec.algorithm = pfmab::algorithms::pf_ucb(authors);
   spec.fidelity =

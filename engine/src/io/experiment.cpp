@@ -11,13 +11,12 @@
 
 #include <fmt/format.h>
 
-#include "pfmab/algorithms/participation.hpp"
 #include "pfmab/algorithms/registry.hpp"
-#include "pfmab/util/limits.hpp"
 #include "pfmab/model/means_table.hpp"
 #include "pfmab/util/checked.hpp"
 #include "pfmab/util/error.hpp"
 #include "pfmab/util/excerpt.hpp"
+#include "pfmab/util/limits.hpp"
 #include "pfmab/util/parse.hpp"
 
 #include "io/experiment_file.hpp"
@@ -128,7 +127,7 @@ class CellBuilder {
         v.has("participation.clients")
             ? std::optional<std::uint64_t>(v.whole("participation.clients"))
             : std::nullopt,
-        parse_aggregation(v.word("participation.aggregate"))};
+        sim::parse_aggregation(v.word("participation.aggregate"))};
     spec.checkpoints = {v.whole("checkpoints.log_points"), v.whole("checkpoints.linear_points")};
     spec.fidelity = sim::parse_fidelity(v.word("mode"));
     return spec;
