@@ -18,6 +18,7 @@
 #include <oneapi/tbb/task_arena.h>
 #include <pcg_random.hpp>
 
+#include "pfmab/algorithms/pf_ucb.hpp"
 #include "pfmab/families/family.hpp"
 #include "pfmab/io/experiment.hpp"
 #include "pfmab/model/instance.hpp"
@@ -170,6 +171,7 @@ void replications(benchmark::State& state, const pfmab::sim::Cell& cell) {
 pfmab::sim::Cell synthetic_cell(std::string_view family, std::uint64_t horizon,
                                 pfmab::sim::Fidelity fidelity) {
   pfmab::sim::CellSpec spec;
+  spec.algorithm = pfmab::algorithms::pf_ucb();
   spec.instance = synthetic_instance(family);
   spec.alpha = 0.5;
   spec.horizon = horizon;
@@ -218,6 +220,7 @@ BENCHMARK(BM_Aggregated_Bernoulli)->Apply(horizons);
 // rewards per replication.
 void BM_Aggregated_MovieLens(benchmark::State& state) {
   pfmab::sim::CellSpec spec;
+  spec.algorithm = pfmab::algorithms::pf_ucb();
   spec.instance = std::make_shared<const pfmab::model::Instance>(
       pfmab::model::read_means_csv(PFMAB_SHARED_DATA "/movielens_10x40.csv"),
       pfmab::families::RewardFamily{});
@@ -242,7 +245,7 @@ void BM_AuthorsCode_Gaussian(benchmark::State& state) {
   spec.alpha = 0.5;
   spec.horizon = 1'000'000;
   pfmab::algorithms::PfUcbParams authors;
-  authors.confidence_constant = 1.0;
+  authors.rule.confidence_constant = 1.0;
   authors.preset = pfmab::algorithms::Preset::authors_code;
   spec.algorithm = pfmab::algorithms::pf_ucb(authors);
   spec.fidelity =

@@ -11,6 +11,7 @@
 #include <oneapi/tbb/task_arena.h>
 #include <oneapi/tbb/task_group.h>
 
+#include "pfmab/algorithms/pf_ucb.hpp"
 #include "pfmab/io/experiment.hpp"
 #include "pfmab/io/results_file.hpp"
 #include "pfmab/io/writer_thread.hpp"
@@ -60,6 +61,7 @@ std::vector<Cell> synthetic_cells(std::uint64_t horizon, Fidelity fidelity) {
   std::vector<Cell> cells;
   for (double alpha : {0.0, 0.5, 0.9}) {
     CellSpec spec;
+    spec.algorithm = algorithms::pf_ucb();
     spec.instance = instance;
     spec.alpha = alpha;
     spec.horizon = horizon;
@@ -71,13 +73,14 @@ std::vector<Cell> synthetic_cells(std::uint64_t horizon, Fidelity fidelity) {
   // written by every client's task), partial participation (the server's
   // own stream, a barrier round of the participants only)
   CellSpec variant;
+  variant.algorithm = algorithms::pf_ucb();
   variant.instance = instance;
   variant.alpha = 0.5;
   variant.horizon = horizon;
   variant.fidelity = fidelity;
   auto authors = variant;
-  authors.algorithm =
-      algorithms::pf_ucb({.confidence_constant = 1.0, .preset = algorithms::Preset::authors_code});
+  authors.algorithm = algorithms::pf_ucb(
+      {.rule = {.confidence_constant = 1.0}, .preset = algorithms::Preset::authors_code});
   cells.emplace_back(authors, cells.size());
   auto enhanced = variant;
   enhanced.algorithm = algorithms::pf_ucb({.enhanced = true});
@@ -118,6 +121,7 @@ TEST_P(Determinism, ThousandClientsOnTwoThreadsComplete) {
     table.row_origin.push_back("generated");
   }
   CellSpec spec;
+  spec.algorithm = algorithms::pf_ucb();
   spec.instance = std::make_shared<const model::Instance>(table, families::RewardFamily{});
   spec.alpha = 0.5;
   spec.fidelity = GetParam();

@@ -22,6 +22,7 @@
 
 #include <gtest/gtest.h>
 
+#include "pfmab/algorithms/pf_ucb.hpp"
 #include "pfmab/model/means_table.hpp"
 #include "pfmab/sim/runner.hpp"
 #include "pfmab/stats/summary.hpp"
@@ -44,7 +45,7 @@ TEST(Enhancement, RegretAgainstPlainPfUcbOnTheEnhancementInstance) {
       spec.alpha = 0.5;
       spec.horizon = 500'000;
       spec.algorithm = algorithms::pf_ucb(
-          {.confidence_constant = preset == algorithms::Preset::paper ? 4.0 : 1.0,
+          {.rule = {.confidence_constant = preset == algorithms::Preset::paper ? 4.0 : 1.0},
            .preset = preset,
            .enhanced = enhanced});
       cells.emplace_back(spec, cells.size());

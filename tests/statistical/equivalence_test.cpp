@@ -45,6 +45,7 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include "pfmab/algorithms/pf_ucb.hpp"
 #include "pfmab/model/means_table.hpp"
 #include "pfmab/sim/runner.hpp"
 
@@ -109,8 +110,9 @@ std::vector<Sample> run_mode(const std::vector<Setting>& settings, Fidelity fide
     spec.instance = settings[i].instance;
     spec.alpha = settings[i].alpha;
     spec.horizon = settings[i].horizon;
-    spec.algorithm = algorithms::pf_ucb(
-        {.confidence_constant = settings[i].confidence_constant, .preset = settings[i].preset});
+    spec.algorithm =
+        algorithms::pf_ucb({.rule = {.confidence_constant = settings[i].confidence_constant},
+                            .preset = settings[i].preset});
     spec.fidelity = fidelity;
     cells.emplace_back(spec, i);
   }

@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include "pfmab/algorithms/pf_ucb.hpp"
 #include "pfmab/model/means_table.hpp"
 #include "pfmab/sim/runner.hpp"
 
@@ -26,6 +27,7 @@ TEST(Identification, SyntheticGameEveryClientFixesItsMixedOptimalArm) {
   std::vector<Cell> cells;
   for (std::size_t i = 0; i < alphas.size(); ++i) {
     CellSpec spec;
+    spec.algorithm = algorithms::pf_ucb();
     spec.instance = instance;
     spec.alpha = alphas[i];
     spec.horizon = 1'000'000;

@@ -11,6 +11,7 @@
 
 #include <gtest/gtest.h>
 
+#include "pfmab/algorithms/pf_ucb.hpp"
 #include "pfmab/model/means_table.hpp"
 #include "pfmab/sim/runner.hpp"
 
@@ -80,6 +81,7 @@ TEST(LogHorizon, MeanRegretIsLinearInLogTOnceConverged) {
   for (const double alpha : alphas) {
     for (const auto horizon : horizons) {
       CellSpec spec;
+      spec.algorithm = algorithms::pf_ucb();
       spec.instance = instance;
       spec.alpha = alpha;
       spec.horizon = horizon;

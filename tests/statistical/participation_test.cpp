@@ -12,6 +12,7 @@
 
 #include <gtest/gtest.h>
 
+#include "pfmab/algorithms/pf_ucb.hpp"
 #include "pfmab/model/means_table.hpp"
 #include "pfmab/sim/runner.hpp"
 
@@ -19,9 +20,6 @@
 
 namespace pfmab::sim {
 namespace {
-
-using algorithms::Aggregation;
-using algorithms::Participation;
 
 struct Setting {
   std::string name;
@@ -49,6 +47,7 @@ std::vector<std::uint64_t> identified(const std::vector<Setting>& settings,
   std::vector<Cell> cells;
   for (std::size_t i = 0; i < settings.size(); ++i) {
     CellSpec spec;
+    spec.algorithm = algorithms::pf_ucb();
     spec.instance = instance;
     spec.alpha = settings[i].alpha;
     spec.horizon = 10'000'000'000;

@@ -7,25 +7,11 @@
 
 #include <fmt/format.h>
 
-#include "pfmab/util/limits.hpp"
-#include "pfmab/model/mixed_model.hpp"
 #include "pfmab/util/error.hpp"
 #include "pfmab/util/excerpt.hpp"
 
 namespace pfmab::algorithms {
 namespace {
-
-// ceil(weight f), f = f(p) times a length factor, as a slot count. A zero
-// weight (alpha = 0 or 1) is no pulls, also where f overflowed to infinity.
-// Lengths beyond any horizon (T <= 2^62 slots) are capped, which cannot
-// change a run: the horizon cuts such a phase anyway. The ranges of
-// docs/limits.md keep f finite or +infinity and > 0, never NaN.
-std::uint64_t ceil_to_slots(double weight, double f) {
-  if (weight == 0.0) return 0;
-  constexpr double cap = 0x1p62;
-  const double x = weight * f;
-  return x < cap ? static_cast<std::uint64_t>(std::ceil(x)) : static_cast<std::uint64_t>(cap);
-}
 
 // 0, 1, ..., count - 1
 std::vector<std::uint32_t> first_indices(std::size_t count) {
@@ -47,68 +33,9 @@ Preset parse_preset(std::string_view name) {
       fmt::format("unknown preset '{}' (expected 'paper' or 'authors-code')", excerpt(name)));
 }
 
-std::string_view to_string(Lengths lengths) {
-  return lengths == Lengths::paper ? "paper" : "large-m";
-}
-
-Lengths parse_lengths(std::string_view name) {
-  if (name == "paper") return Lengths::paper;
-  if (name == "large-m") return Lengths::large_m;
-  throw UserError(fmt::format(
-      "unknown exploration lengths '{}' (expected 'paper' or 'large-m', the Remark of Sec. 4)",
-      excerpt(name)));
-}
-
 PfUcbRule::PfUcbRule(const PfUcbParams& params, double alpha, std::size_t clients,
                      std::uint64_t horizon)
-    : params_(params),
-      alpha_(alpha),
-      clients_(static_cast<double>(clients)),
-      log_term_(std::log(static_cast<double>(horizon) *
-                         (params.log_term == LogTerm::clients_horizon ? clients_ : 1.0))),
-      schedule_(params.schedule, horizon) {
-  model::validate_alpha(alpha);
-  validate_confidence_constant(params.confidence_constant);
-}
-
-void validate_confidence_constant(double constant) {
-  limits::check(constant, "confidence constant c_B", limits::confidence_constant);
-}
-
-std::uint64_t PfUcbRule::global_rounds(std::uint64_t phase, double factor) const {
-  const double weight = params_.lengths == Lengths::paper ? 1.0 - alpha_ : (1.0 - alpha_) / clients_;
-  return ceil_to_slots(weight, schedule_.f(phase) * factor);
-}
-
-std::uint64_t PfUcbRule::local_rounds(std::uint64_t phase, double factor) const {
-  const double weight = params_.lengths == Lengths::paper ? clients_ * alpha_ : alpha_;
-  return ceil_to_slots(weight, schedule_.f(phase) * factor);
-}
-
-double PfUcbRule::confidence_radius(std::uint64_t phase) const {
-  return confidence_radius_at(schedule_.cumulative(phase));
-}
-
-double PfUcbRule::confidence_radius_latest(double own, double mean_inverse) const {
-  // The proof of Lemma 1 with per-client schedules (docs/algorithms.md): the
-  // mixed estimate's variance proxy is at most 1/(M F'_m) (paper lengths) or
-  // 1/F'_m (large-M), with 1/F'_m = alpha/F_m + (1 - alpha) H. A zero weight
-  // drops its term, also when the term is infinite (0 * inf is NaN).
-  auto weighted = [](double weight, double inverse) {
-    return weight == 0.0 ? 0.0 : weight * inverse;
-  };
-  const double inverse = weighted(alpha_, 1.0 / own) + weighted(1.0 - alpha_, mean_inverse);
-  return confidence_radius_at(1.0 / inverse);
-}
-
-double PfUcbRule::confidence_radius_at(double cumulative) const {
-  // The mixed estimate's variance (unit-variance rewards) is alpha^2/n_l-total
-  // + ((1 - alpha)/M)^2 M/n_g-total: 1/(M F(p)) with Algorithm 1's lengths,
-  // hence B_p's M. The large-M lengths divide both runs by M, so the variance
-  // is 1/F(p) and the radius must drop the M to keep its guarantee.
-  const double samples = params_.lengths == Lengths::paper ? clients_ * cumulative : cumulative;
-  return std::sqrt(params_.confidence_constant * log_term_ / samples);
-}
+    : theory::PhaseRule(params.rule, alpha, clients, horizon), params_(params) {}
 
 PfUcbClient::PfUcbClient(std::size_t arms)
     : sums_(arms, 0.0),
@@ -214,7 +141,7 @@ PfUcbServer::PfUcbServer(std::size_t arms, std::size_t clients)
 
 void PfUcbServer::aggregate(std::span<const PfUcbClient> clients,
                             std::span<const std::uint32_t> participants, Preset preset,
-                            Aggregation aggregation) {
+                            sim::Aggregation aggregation) {
   // server.py averages every arm's local means; Algorithm 2 those of A(p)
   const auto arms =
       eliminates_against_all_arms(preset) ? first_indices(global_means_.size()) : active_;
@@ -225,7 +152,7 @@ void PfUcbServer::aggregate(std::span<const PfUcbClient> clients,
   }
   // Both pools are in increasing client order, so that under full
   // participation they sum the same numbers in the same order.
-  const auto pool = aggregation == Aggregation::latest
+  const auto pool = aggregation == sim::Aggregation::latest
                         ? first_indices(clients.size())
                         : std::vector<std::uint32_t>(participants.begin(), participants.end());
   for (const auto k : arms) {

@@ -9,10 +9,10 @@
 
 #include <fmt/format.h>
 
+#include "pfmab/algorithms/authors_waiting.hpp"
 #include "pfmab/algorithms/pf_ucb.hpp"
 #include "pfmab/algorithms/registry.hpp"
 #include "pfmab/sim/phased.hpp"
-#include "pfmab/sim/waiting.hpp"
 #include "pfmab/util/error.hpp"
 #include "pfmab/util/excerpt.hpp"
 
@@ -25,16 +25,20 @@ const std::string& word_of(const Value& v) { return std::get<std::string>(v); }
 double real_of(const Value& v) { return std::get<double>(v); }
 
 void check_preset(const Value& v) { parse_preset(word_of(v)); }
-void check_schedule(const Value& v) { parse_schedule_kind(word_of(v)); }
-void check_lambda(const Value& v) { validate({ScheduleKind::constant, real_of(v), 1.0}); }
-void check_schedule_factor(const Value& v) { validate({ScheduleKind::doubling, 1.0, real_of(v)}); }
-void check_confidence_constant(const Value& v) { validate_confidence_constant(real_of(v)); }
+void check_schedule(const Value& v) { theory::parse_schedule_kind(word_of(v)); }
+void check_lambda(const Value& v) {
+  theory::validate({theory::ScheduleKind::constant, real_of(v), 1.0});
+}
+void check_schedule_factor(const Value& v) {
+  theory::validate({theory::ScheduleKind::doubling, 1.0, real_of(v)});
+}
+void check_confidence_constant(const Value& v) { theory::validate_confidence_constant(real_of(v)); }
 void check_log_term(const Value& v) {
   if (word_of(v) != "T" && word_of(v) != "MT") {
     throw UserError(fmt::format("'{}' is not T (log T) or MT (log(MT))", excerpt(word_of(v))));
   }
 }
-void check_lengths(const Value& v) { parse_lengths(word_of(v)); }
+void check_lengths(const Value& v) { theory::parse_lengths(word_of(v)); }
 
 // Absent: each preset's own, 4 for the paper and 1 for the authors' code.
 Value derive_confidence_constant(std::span<const Value> cell) {
@@ -145,8 +149,8 @@ class PfUcbState final : public sim::PhasedState {
   bool waiting_observes() const override { return exploitation_feeds_means(preset_); }
   void wait_observing(std::size_t m, sim::Fidelity fidelity, pcg32& stream, std::uint64_t slots,
                       std::vector<sim::Segment>& played, const StopToken& stop) override {
-    sim::wait_exploiting(fidelity, cell_.instance(), m, stream, clients_[m], alpha_, slots, played,
-                         stop);
+    wait_exploiting(fidelity, cell_.instance(), m, stream, clients_[m], alpha_, slots, played,
+                    stop);
   }
 
  private:
@@ -182,7 +186,7 @@ class PfUcbState final : public sim::PhasedState {
   // counts m's own phases only and ignores which clients were drawn.
   double confidence_radius(std::size_t m) const {
     if (full_participation_) return rule_.confidence_radius(phase_);
-    if (cell_.spec().participation.aggregation == Aggregation::participants) {
+    if (cell_.spec().participation.aggregation == sim::Aggregation::participants) {
       return rule_.confidence_radius_at(cumulative_[m]);
     }
     return rule_.confidence_radius_latest(cumulative_[m], mean_inverse_cumulative_);
@@ -216,7 +220,7 @@ class PfUcb final : public sim::Algorithm {
     PfUcbState state(cell, rule_);
     return sim::run_phased(cell, state, seed, replication, stop);
   }
-  std::string schedule() const override { return describe(rule_.params().schedule); }
+  std::string schedule() const override { return describe(rule_.spec().schedule); }
 
   // Theorem 2 where it applies: PF-UCB as Algorithm 1 prints it.
   theory::Bounds bounds(const sim::Cell& cell, theory::Games& games,
@@ -227,7 +231,7 @@ class PfUcb final : public sim::Algorithm {
       inapplicable = "Theorem 2 bounds plain PF-UCB; the enhanced lengths are not analysed (Sec. 6)";
     } else if (params.preset != Preset::paper) {
       inapplicable = "Theorem 2 is stated for Algorithm 1, not the authors' code";
-    } else if (params.lengths != Lengths::paper) {
+    } else if (params.rule.lengths != theory::Lengths::paper) {
       inapplicable = "Theorem 2 is stated for the lengths of Sec. 4, not the large-M ones";
     } else if (!cell.spec().participation.full(cell.instance().clients())) {
       inapplicable = "Theorem 2 is stated for every client in every phase";
@@ -246,12 +250,12 @@ PfUcbParams params_of(const io::CellValues& v, bool enhanced) {
   PfUcbParams params;
   params.enhanced = enhanced;
   params.preset = parse_preset(v.word("algorithm.preset"));
-  params.schedule = {parse_schedule_kind(v.word("algorithm.schedule")), v.real("algorithm.lambda"),
-                     v.real("algorithm.schedule_factor")};
-  params.confidence_constant = v.real("algorithm.confidence_constant");
-  params.log_term =
-      v.word("algorithm.log_term") == "T" ? LogTerm::horizon : LogTerm::clients_horizon;
-  params.lengths = parse_lengths(v.word("algorithm.lengths"));
+  params.rule.schedule = {theory::parse_schedule_kind(v.word("algorithm.schedule")),
+                          v.real("algorithm.lambda"), v.real("algorithm.schedule_factor")};
+  params.rule.confidence_constant = v.real("algorithm.confidence_constant");
+  params.rule.log_term = v.word("algorithm.log_term") == "T" ? theory::LogTerm::horizon
+                                                             : theory::LogTerm::clients_horizon;
+  params.rule.lengths = theory::parse_lengths(v.word("algorithm.lengths"));
   return params;
 }
 

@@ -11,7 +11,6 @@
 
 #include <fmt/format.h>
 
-#include "pfmab/algorithms/participation.hpp"
 #include "pfmab/algorithms/registry.hpp"
 #include "pfmab/families/family.hpp"
 #include "pfmab/model/means_table.hpp"
@@ -129,7 +128,7 @@ class CellBuilder {
         v.has("participation.clients")
             ? std::optional<std::uint64_t>(v.whole("participation.clients"))
             : std::nullopt,
-        parse_aggregation(v.word("participation.aggregate"))};
+        sim::parse_aggregation(v.word("participation.aggregate"))};
     spec.checkpoints = {v.whole("checkpoints.log_points"), v.whole("checkpoints.linear_points")};
     spec.fidelity = sim::parse_fidelity(v.word("mode"));
     return spec;

@@ -7,12 +7,12 @@
 
 #include <fmt/format.h>
 
-#include "pfmab/algorithms/participation.hpp"
 #include "pfmab/algorithms/registry.hpp"
 #include "pfmab/families/registry.hpp"
 #include "pfmab/model/mixed_model.hpp"
 #include "pfmab/sim/cell.hpp"
 #include "pfmab/sim/exploration.hpp"
+#include "pfmab/sim/participation.hpp"
 #include "pfmab/util/error.hpp"
 #include "pfmab/util/excerpt.hpp"
 #include "pfmab/util/limits.hpp"
@@ -42,9 +42,9 @@ void check_algorithm(const Value& v) { algorithms::find_algorithm(word_of(v)); }
 void check_horizon(const Value& v) { sim::validate_horizon(std::get<std::uint64_t>(v)); }
 void check_comm_cost(const Value& v) { sim::validate_comm_cost(real_of(v)); }
 void check_probability(const Value& v) {
-  algorithms::validate(algorithms::Participation{real_of(v), std::nullopt}, 1);
+  sim::validate(sim::Participation{real_of(v), std::nullopt}, 1);
 }
-void check_aggregate(const Value& v) { algorithms::parse_aggregation(word_of(v)); }
+void check_aggregate(const Value& v) { sim::parse_aggregation(word_of(v)); }
 void check_mode(const Value& v) { sim::parse_fidelity(word_of(v)); }
 
 // Absent: the measured alpha (the algorithm is not mis-specified).

@@ -1,13 +1,14 @@
 #include "pfmab/sim/cell.hpp"
 
 #include <cmath>
+#include <stdexcept>
 
 #include <fmt/format.h>
 
-#include "pfmab/util/limits.hpp"
 #include "pfmab/sim/checkpoints.hpp"
 #include "pfmab/util/checked.hpp"
 #include "pfmab/util/error.hpp"
+#include "pfmab/util/limits.hpp"
 
 namespace pfmab::sim {
 
@@ -26,6 +27,7 @@ void validate_comm_cost(double comm_cost) {
 namespace {
 
 CellSpec validated(CellSpec spec) {
+  if (!spec.algorithm) throw std::logic_error("a cell needs an algorithm");
   validate_horizon(spec.horizon);
   // Every count of pulls (per arm, per client, summed over clients) is then
   // exact in 64 bits.

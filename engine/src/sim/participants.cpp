@@ -47,7 +47,7 @@ std::size_t first_participant(double q, std::size_t clients, double u) {
   return std::min(static_cast<std::size_t>(j), clients - 1);
 }
 
-void draw_participants(const algorithms::Participation& participation, pcg32& server_stream,
+void draw_participants(const Participation& participation, pcg32& server_stream,
                        std::vector<bool>& participates) {
   if (participation.full(participates.size())) {
     std::fill(participates.begin(), participates.end(), true);

@@ -8,8 +8,6 @@
 
 #include <fmt/format.h>
 
-#include "pfmab/algorithms/pf_ucb.hpp"
-
 namespace pfmab::theory {
 namespace {
 
@@ -46,7 +44,7 @@ double kl_shifted(const families::Divergence& kl, double mu, double shift) {
 }
 
 Bounds compute_bounds(const model::Instance& instance, const model::MixedModel& mixed, Games& games,
-                      const algorithms::PfUcbRule* rule, std::uint64_t horizon, double comm_cost,
+                      const PhaseRule* rule, std::uint64_t horizon, double comm_cost,
                       const std::string& theorem2_inapplicable, const StopToken& stop) {
   const std::size_t clients = instance.clients(), arms = instance.arms();
   const double m_count = static_cast<double>(clients), alpha = mixed.alpha();
@@ -105,8 +103,8 @@ Bounds compute_bounds(const model::Instance& instance, const model::MixedModel& 
     b.theorem2_note = theorem2_inapplicable;
     return b;
   }
-  const auto& params = rule->params();
-  if (params.confidence_constant != 4.0 || params.log_term != algorithms::LogTerm::horizon) {
+  const auto& spec = rule->spec();
+  if (spec.confidence_constant != 4.0 || spec.log_term != LogTerm::horizon) {
     b.theorem2_upper = nan;
     b.theorem2_note = "Theorem 2 is stated for c_B = 4 and L = log T";
     return b;

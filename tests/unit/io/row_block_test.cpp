@@ -9,8 +9,10 @@
 
 #include <gtest/gtest.h>
 
-#include "fixtures.hpp"
+#include "pfmab/algorithms/pf_ucb.hpp"
 #include "pfmab/sim/runner.hpp"
+
+#include "fixtures.hpp"
 
 namespace pfmab::io {
 namespace {
@@ -18,6 +20,7 @@ namespace {
 struct RowBlockBytes : ::testing::Test {
   RowBlockBytes() {
     sim::CellSpec spec;
+    spec.algorithm = algorithms::pf_ucb();
     spec.instance = testing::instance_of({{0.9, 0.1, 0.5}, {0.2, 0.8, 0.4}});
     spec.horizon = 5000;
     const std::vector<sim::Cell> cells{sim::Cell(spec, 3)};

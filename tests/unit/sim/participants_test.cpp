@@ -13,11 +13,11 @@
 #include <gtest/gtest.h>
 
 #include "pfmab/rng/streams.hpp"
+#include "pfmab/sim/participation.hpp"
+#include "pfmab/util/error.hpp"
 
 namespace pfmab::sim {
 namespace {
-
-using algorithms::Participation;
 
 pcg32 server_stream(std::uint64_t seed) { return rng::make_stream({seed, 0, 0, 4}); }
 
@@ -149,6 +149,13 @@ TEST(DrawParticipants, EveryNonEmptyPatternHasItsConditionedProbability) {
                        (1.0 - std::pow(1.0 - q, 4)));
   }
   EXPECT_LT(chi_square({observed.begin() + 1, observed.end()}, expected), 36.12);
+}
+
+TEST(Aggregation, NamesRoundTripAndUnknownOnesAreRefused) {
+  for (const auto a : {Aggregation::latest, Aggregation::participants}) {
+    EXPECT_EQ(parse_aggregation(to_string(a)), a);
+  }
+  EXPECT_THROW(parse_aggregation("stale"), UserError);
 }
 
 }  // namespace

@@ -8,6 +8,7 @@
 
 #include <gtest/gtest.h>
 
+#include "pfmab/algorithms/pf_ucb.hpp"
 #include "pfmab/model/means_table.hpp"
 #include "pfmab/sim/replication.hpp"
 #include "pfmab/util/digest.hpp"
@@ -39,6 +40,7 @@ class EveryMode : public ::testing::TestWithParam<Fidelity> {
  protected:
   CellSpec synthetic_spec(double alpha) const {
     CellSpec s;
+    s.algorithm = algorithms::pf_ucb();
     s.instance = synthetic_instance();
     s.alpha = alpha;
     s.horizon = 200'000;
@@ -133,8 +135,7 @@ TEST_P(EveryMode, EnhancedIsPlainWhenItsFactorsAreOne) {
 // = 0.83 < 1: arm 1 goes after phase 1 and arm 0 is fixed.
 struct OneClientByHand : ::testing::TestWithParam<Fidelity> {
   static algorithms::PfUcbParams params(Preset preset) {
-    return {.schedule = {algorithms::ScheduleKind::constant, 4.0},
-            .confidence_constant = 0.1,
+    return {.rule = {.schedule = {theory::ScheduleKind::constant, 4.0}, .confidence_constant = 0.1},
             .preset = preset};
   }
   CellSpec spec(Preset preset) const {
@@ -172,7 +173,7 @@ TEST_P(OneClientByHand, LargeMLengths) {
   auto s = spec(Preset::paper);
   s.instance = instance_of({{1.0, 0.0}, {1.0, 0.0}}, families::RewardFamily{"gaussian", {0.0}});
   auto large_m = params(Preset::paper);
-  large_m.lengths = algorithms::Lengths::large_m;
+  large_m.rule.lengths = theory::Lengths::large_m;
   s.algorithm = algorithms::pf_ucb(large_m);
   const auto r = run_replication(Cell(s, 0), 1, 0);
   // per client: g: 0 1 (n_g = ceil(0.5 * 4 / 2) = 1), l: 0 0 1 1 as round

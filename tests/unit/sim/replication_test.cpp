@@ -8,6 +8,7 @@
 
 #include <gtest/gtest.h>
 
+#include "pfmab/algorithms/pf_ucb.hpp"
 #include "pfmab/model/means_table.hpp"
 
 #include "fixtures.hpp"
@@ -31,8 +32,8 @@ struct Noiseless : ::testing::TestWithParam<Fidelity> {
     s.fidelity = GetParam();
     s.instance = instance_of({{1.0, 0.0}, {0.0, 0.75}}, families::RewardFamily{"gaussian", {0.0}});
     s.alpha = 0.5;
-    s.algorithm = algorithms::pf_ucb(
-        {.schedule = {algorithms::ScheduleKind::constant, 2.0}, .confidence_constant = 0.015});
+    s.algorithm = algorithms::pf_ucb({.rule = {.schedule = {theory::ScheduleKind::constant, 2.0},
+                                               .confidence_constant = 0.015}});
     s.horizon = 1000;
     s.comm_cost = 1.0;
     return s;
@@ -85,8 +86,9 @@ TEST_P(Noiseless, HorizonCutsTheSecondPhase) {
   auto s = spec();
   s.horizon = 9;  // phase 2 (slots 7-12) is cut after 3 of its slots
   // keep c_B L, hence every B_p and decision, as at T = 1000
-  s.algorithm = algorithms::pf_ucb({.schedule = {algorithms::ScheduleKind::constant, 2.0},
-                                    .confidence_constant = 0.015 * std::log(1000.0) / std::log(9.0)});
+  s.algorithm = algorithms::pf_ucb(
+      {.rule = {.schedule = {theory::ScheduleKind::constant, 2.0},
+                .confidence_constant = 0.015 * std::log(1000.0) / std::log(9.0)}});
   const Cell cell(s, 0);
   const auto r = run_replication(cell, 7, 0);
   EXPECT_EQ(r.series.regret.back(), regret_after(9));
@@ -107,8 +109,8 @@ TEST_P(Noiseless, ATrillionSlots) {
   auto s = spec();
   s.horizon = 1'000'000'000'000;
   s.algorithm = algorithms::pf_ucb(  // the same B_p
-      {.schedule = {algorithms::ScheduleKind::constant, 2.0},
-       .confidence_constant = 0.015 * std::log(1000.0) / std::log(1e12)});
+      {.rule = {.schedule = {theory::ScheduleKind::constant, 2.0},
+                .confidence_constant = 0.015 * std::log(1000.0) / std::log(1e12)}});
   const Cell cell(s, 0);
   const auto r = run_replication(cell, 7, 0);
   EXPECT_EQ(cell.checkpoints().back(), 1'000'000'000'000u);
@@ -142,6 +144,7 @@ TEST(Replication, AlphaZeroClientsDecideAlike) {
   // all clients keep the same active set and fix the same arm.
   const auto table = model::read_means_csv(testing::shared_data("synthetic_4x9.csv"));
   CellSpec s;
+  s.algorithm = algorithms::pf_ucb();
   s.instance = std::make_shared<const model::Instance>(table, families::RewardFamily{});
   s.alpha = 0.0;
   s.horizon = 10'000'000;  // long enough for alpha = 0 to converge
@@ -159,6 +162,7 @@ TEST(Replication, SingleArmFixesAfterOnePhase) {
   // K = 1: nothing to learn, yet Algorithm 1 runs phase 1 before fixing the
   // arm, so the regret is the communication of one phase: 2 C M.
   CellSpec s;
+  s.algorithm = algorithms::pf_ucb();
   s.instance = instance_of({{0.5}, {0.25}, {0.75}}, {});
   s.alpha = 0.5;
   s.horizon = 100'000;
@@ -173,6 +177,7 @@ TEST(Replication, SingleArmFixesAfterOnePhase) {
 TEST(Replication, SameKeySameResultsOtherReplicationOtherResults) {
   const auto table = model::read_means_csv(testing::shared_data("synthetic_4x9.csv"));
   CellSpec s;
+  s.algorithm = algorithms::pf_ucb();
   s.instance = std::make_shared<const model::Instance>(table, families::RewardFamily{});
   s.horizon = 100'000;
   const Cell cell(s, 0);

@@ -9,8 +9,8 @@
 
 #include <gtest/gtest.h>
 
-#include "pfmab/algorithms/pf_ucb.hpp"
 #include "pfmab/model/means_table.hpp"
+#include "pfmab/theory/phase_rule.hpp"
 
 namespace pfmab::theory {
 namespace {
@@ -18,15 +18,15 @@ namespace {
 struct Game {
   model::Instance instance;
   model::MixedModel mixed;
-  algorithms::PfUcbRule rule;
+  PhaseRule rule;
   std::uint64_t horizon;
 
   Game(std::vector<std::vector<double>> means, std::string_view family, double alpha,
-       algorithms::PfUcbParams params, std::uint64_t horizon)
+       PhaseRuleSpec spec, std::uint64_t horizon)
       : instance(model::MeansTable{means, std::vector<std::string>(means.size(), "test")},
                  families::RewardFamily{family}),
         mixed(instance, alpha),
-        rule(params, alpha, means.size(), horizon),
+        rule(spec, alpha, means.size(), horizon),
         horizon(horizon) {}
 
   Bounds bounds(double comm_cost) const {
@@ -35,9 +35,9 @@ struct Game {
   }
 };
 
-algorithms::PfUcbParams constant_schedule(double lambda) {
-  algorithms::PfUcbParams p;
-  p.schedule = {algorithms::ScheduleKind::constant, lambda, 1.0};
+PhaseRuleSpec constant_schedule(double lambda) {
+  PhaseRuleSpec p;
+  p.schedule = {ScheduleKind::constant, lambda, 1.0};
   return p;
 }
 
@@ -155,9 +155,9 @@ TEST(Bounds, ThreeByThreeTheorem2DoublingSchedule) {
 }
 
 TEST(Bounds, Theorem2OnlyForItsConfidenceRadius) {
-  algorithms::PfUcbParams params;
-  params.confidence_constant = 2.0;
-  const Game game(kMeans2, "gaussian", 0.5, params, 1000);
+  PhaseRuleSpec spec;
+  spec.confidence_constant = 2.0;
+  const Game game(kMeans2, "gaussian", 0.5, spec, 1000);
   const auto b = game.bounds(1.0);
   EXPECT_TRUE(std::isnan(b.theorem2_upper));
   EXPECT_EQ(b.theorem2_note, "Theorem 2 is stated for c_B = 4 and L = log T");

@@ -7,16 +7,11 @@
 #include <string_view>
 #include <vector>
 
-#include "pfmab/algorithms/participation.hpp"
-#include "pfmab/algorithms/schedule.hpp"
 #include "pfmab/sim/algorithm.hpp"
+#include "pfmab/sim/participation.hpp"
+#include "pfmab/theory/phase_rule.hpp"
 
 namespace pfmab::algorithms {
-
-enum class LogTerm {
-  horizon,          // L = log T (Eqn. (8))
-  clients_horizon,  // L = log(M T) (remark after Theorem 2)
-};
 
 // Which rules PF-UCB follows where the paper and its authors' published code
 // (ShenGroup/PF_MAB, client.py) differ (docs/internals.md, "The authors' code").
@@ -25,23 +20,12 @@ enum class Preset {
   authors_code,  // see the four rules below
 };
 
-// The exploration lengths of a phase.
-enum class Lengths {
-  paper,    // n_g = ceil((1 - alpha) f(p)), n_l = ceil(M alpha f(p)) (Sec. 4)
-  large_m,  // n_g = ceil((1 - alpha) f(p) / M), n_l = ceil(alpha f(p)) (Remark, Sec. 4)
-};
-
 std::string_view to_string(Preset preset);     // "paper", "authors-code"
 Preset parse_preset(std::string_view name);    // throws UserError
-std::string_view to_string(Lengths lengths);   // "paper", "large-m"
-Lengths parse_lengths(std::string_view name);  // throws UserError
 
 struct PfUcbParams {
-  ScheduleSpec schedule;
-  double confidence_constant = 4.0;  // c_B in B_p = sqrt(c_B L / (M F(p)))
-  LogTerm log_term = LogTerm::horizon;
+  theory::PhaseRuleSpec rule;  // the schedule f(p), c_B, L and the lengths
   Preset preset = Preset::paper;
-  Lengths lengths = Lengths::paper;
   bool enhanced = false;  // lengths scaled per arm by estimated gaps (Sec. 6, Appendix A)
 };
 
@@ -61,47 +45,18 @@ inline bool eliminates_against_all_arms(Preset p) { return p == Preset::authors_
 inline bool exploitation_feeds_means(Preset p) { return p == Preset::authors_code; }
 inline bool pulls_blocked(Preset p) { return p == Preset::authors_code; }
 
-// Throws UserError unless c_B is a finite number > 0.
-void validate_confidence_constant(double constant);
-
-// The read-only part of PF-UCB for one cell (Sec. 4): exploration lengths and
-// confidence radii per phase. Valid once constructed.
-class PfUcbRule {
+// The read-only part of PF-UCB for one cell: its phases' lengths and radii
+// (theory::PhaseRule), and the options that are not the theory's. Valid once
+// constructed.
+class PfUcbRule : public theory::PhaseRule {
  public:
-  // Throws UserError for alpha outside [0, 1], a non-positive confidence
-  // constant, or an invalid schedule.
+  // Throws what theory::PhaseRule's constructor throws.
   PfUcbRule(const PfUcbParams& params, double alpha, std::size_t clients, std::uint64_t horizon);
 
   const PfUcbParams& params() const { return params_; }
-  double alpha() const { return alpha_; }
-  const ExplorationSchedule& schedule() const { return schedule_; }
-
-  // Pulls of an arm in global exploration, every client: n_g(p) =
-  // ceil((1 - alpha) f(p)) (or / M, large-M lengths), times the enhanced
-  // algorithm's `factor` for that client and arm (1: plain PF-UCB).
-  std::uint64_t global_rounds(std::uint64_t phase, double factor = 1.0) const;
-  // Local exploration: n_l(p) = ceil(M alpha f(p)) (or ceil(alpha f(p))).
-  std::uint64_t local_rounds(std::uint64_t phase, double factor = 1.0) const;
-  // B_p = sqrt(c_B L / (M F(p))), Eqn. (8).
-  double confidence_radius(std::uint64_t phase) const;
-  // The same for a client whose own cumulative schedule is `cumulative`
-  // (under partial participation, the sum of f over the phases it took part
-  // in); infinite for 0.
-  double confidence_radius_at(double cumulative) const;
-  // The radius of client m's mixed estimate when the server averages every
-  // client's latest report (docs/algorithms.md, "Partial participation"):
-  // confidence_radius_at(F'_m) with 1/F'_m = alpha/F_m + (1 - alpha) H, where
-  // F_m = `own` is m's cumulative schedule and H = `mean_inverse` the mean
-  // over all clients n of 1/F_n. Infinite while some client has never
-  // reported (H infinite) unless alpha = 1. Equals B_p when every F_n = F(p).
-  double confidence_radius_latest(double own, double mean_inverse) const;
 
  private:
   PfUcbParams params_;
-  double alpha_;
-  double clients_;
-  double log_term_;
-  ExplorationSchedule schedule_;
 };
 
 // One client's state (Algorithm 1): reward sums s_{k,m} and counts T_{k,m},
@@ -174,12 +129,12 @@ class PfUcbServer {
 
   // Receives the participants' sample means mu_bar_{k,m}, then sets mu_bar_k
   // to the mean of the reported mu_bar_{k,n}, summed in client order, over
-  // every client that has reported arm k (Aggregation::latest: absent ones
+  // every client that has reported arm k (sim::Aggregation::latest: absent ones
   // count with the means they last sent) or over the participants only
-  // (Aggregation::participants). For k in A under Algorithm 1, for every arm
+  // (sim::Aggregation::participants). For k in A under Algorithm 1, for every arm
   // under the authors' rule; a client reports the arms it has pulled.
   void aggregate(std::span<const PfUcbClient> clients, std::span<const std::uint32_t> participants,
-                 Preset preset, Aggregation aggregation);
+                 Preset preset, sim::Aggregation aggregation);
   // A(p+1) = union of the clients' A_m(p+1).
   void unite(std::span<const PfUcbClient> clients);
 

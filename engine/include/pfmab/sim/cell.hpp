@@ -7,12 +7,11 @@
 #include <string>
 #include <vector>
 
-#include "pfmab/algorithms/participation.hpp"
-#include "pfmab/algorithms/pf_ucb.hpp"
-#include "pfmab/sim/algorithm.hpp"
 #include "pfmab/model/instance.hpp"
 #include "pfmab/model/mixed_model.hpp"
+#include "pfmab/sim/algorithm.hpp"
 #include "pfmab/sim/exploration.hpp"
+#include "pfmab/sim/participation.hpp"
 #include "pfmab/theory/bounds.hpp"
 
 namespace pfmab::sim {
@@ -27,12 +26,14 @@ struct CheckpointSpec {
 struct CellSpec {
   std::shared_ptr<const model::Instance> instance;
   double alpha = 0.5;  // the personalisation weight the regret is measured with
-  // The algorithm and its options (sim/algorithm.hpp).
-  AlgorithmChoice algorithm = algorithms::pf_ucb();
+  // The algorithm and its options (sim/algorithm.hpp), made where the
+  // algorithms are (the experiment's registry entry, algorithms::pf_ucb()).
+  // Required.
+  AlgorithmChoice algorithm;
   // The weight the algorithm runs with, if not alpha (mis-specified
   // personalisation).
   std::optional<double> algorithm_alpha;
-  algorithms::Participation participation;  // for phased algorithms
+  Participation participation;  // for phased algorithms
   std::uint64_t horizon = 1'000'000;
   double comm_cost = 1.0;  // C, regret per client per exchange (2 per phase)
   CheckpointSpec checkpoints;

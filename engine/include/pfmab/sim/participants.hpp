@@ -5,7 +5,7 @@
 
 #include <pcg_random.hpp>
 
-#include "pfmab/algorithms/participation.hpp"
+#include "pfmab/sim/participation.hpp"
 
 namespace pfmab::sim {
 
@@ -19,7 +19,7 @@ namespace pfmab::sim {
 //   explore), drawn exactly in at most M draws whatever q: the first
 //   participant from its truncated geometric law (first_participant), every
 //   later client independently with probability q.
-void draw_participants(const algorithms::Participation& participation, pcg32& server_stream,
+void draw_participants(const Participation& participation, pcg32& server_stream,
                        std::vector<bool>& participates);
 
 // The first participant J of `clients` independent Bernoulli(q) trials given

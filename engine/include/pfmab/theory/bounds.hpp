@@ -8,11 +8,8 @@
 #include "pfmab/model/instance.hpp"
 #include "pfmab/model/mixed_model.hpp"
 #include "pfmab/theory/games.hpp"
+#include "pfmab/theory/phase_rule.hpp"
 #include "pfmab/util/stop_token.hpp"
-
-namespace pfmab::algorithms {
-class PfUcbRule;
-}  // namespace pfmab::algorithms
 
 namespace pfmab::theory {
 
@@ -67,13 +64,14 @@ inline constexpr std::uint64_t kMaxBoundPhases = 1'000'000;
 
 // `theorem2_inapplicable`: why Theorem 2 does not bound the cell's algorithm
 // (it is stated for PF-UCB as Algorithm 1 prints it), empty if it does;
-// `rule`: PF-UCB's, nullptr for another algorithm (then a reason is given).
+// `rule`: PF-UCB's phases, nullptr for another algorithm (then a reason is
+// given).
 // C* is the game's in `games`, solved there if no cell asked for it before.
 // The C* solve polls `stop` (throwing Interrupted): on a large game it takes
 // up to about a second, and a stop request is honoured within one Newton
 // step.
 Bounds compute_bounds(const model::Instance& instance, const model::MixedModel& mixed, Games& games,
-                      const algorithms::PfUcbRule* rule, std::uint64_t horizon, double comm_cost,
+                      const PhaseRule* rule, std::uint64_t horizon, double comm_cost,
                       const std::string& theorem2_inapplicable = {}, const StopToken& stop = {});
 
 }  // namespace pfmab::theory

@@ -1,14 +1,14 @@
-#include "pfmab/algorithms/participation.hpp"
+#include "pfmab/sim/participation.hpp"
 
 #include <cmath>
 
 #include <fmt/format.h>
 
-#include "pfmab/util/limits.hpp"
 #include "pfmab/util/error.hpp"
 #include "pfmab/util/excerpt.hpp"
+#include "pfmab/util/limits.hpp"
 
-namespace pfmab::algorithms {
+namespace pfmab::sim {
 
 std::string_view to_string(Aggregation aggregation) {
   return aggregation == Aggregation::latest ? "latest" : "participants";
@@ -39,4 +39,4 @@ void validate(const Participation& participation, std::size_t clients_in_game) {
                 limits::participation);
 }
 
-}  // namespace pfmab::algorithms
+}  // namespace pfmab::sim

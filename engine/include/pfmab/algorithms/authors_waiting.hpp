@@ -12,7 +12,7 @@
 #include "pfmab/sim/trajectory.hpp"
 #include "pfmab/util/stop_token.hpp"
 
-namespace pfmab::sim {
+namespace pfmab::algorithms {
 
 // The authors'-code waiting (client.py; docs/internals.md, "The authors' code"): for `slots`
 // slots client `client` plays, chosen again after every pull, the argmax over
@@ -31,9 +31,8 @@ namespace pfmab::sim {
 // whether the path dips below the line); for Bernoulli rewards, Binomial
 // jumps of as many pulls as no run of failures could cross, then single
 // pulls near it.
-void wait_exploiting(Fidelity fidelity, const model::Instance& instance, std::size_t client,
-                     pcg32& stream, algorithms::PfUcbClient& state, double alpha,
-                     std::uint64_t slots, std::vector<Segment>& played,
-                     const StopToken& stop = {});
+void wait_exploiting(sim::Fidelity fidelity, const model::Instance& instance, std::size_t client,
+                     pcg32& stream, PfUcbClient& state, double alpha, std::uint64_t slots,
+                     std::vector<sim::Segment>& played, const StopToken& stop = {});
 
-}  // namespace pfmab::sim
+}  // namespace pfmab::algorithms

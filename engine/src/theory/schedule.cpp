@@ -1,15 +1,15 @@
-#include "pfmab/algorithms/schedule.hpp"
+#include "pfmab/theory/schedule.hpp"
 
 #include <algorithm>
 #include <cmath>
 
 #include <fmt/format.h>
 
-#include "pfmab/util/limits.hpp"
 #include "pfmab/util/error.hpp"
 #include "pfmab/util/excerpt.hpp"
+#include "pfmab/util/limits.hpp"
 
-namespace pfmab::algorithms {
+namespace pfmab::theory {
 namespace {
 
 bool uses_log(ScheduleKind kind) {
@@ -104,4 +104,4 @@ std::string describe(const ScheduleSpec& spec) {
   return spec.factor == 1.0 ? formula : fmt::format("{} * {}", spec.factor, formula);
 }
 
-}  // namespace pfmab::algorithms
+}  // namespace pfmab::theory

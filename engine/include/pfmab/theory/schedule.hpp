@@ -4,7 +4,7 @@
 #include <string>
 #include <string_view>
 
-namespace pfmab::algorithms {
+namespace pfmab::theory {
 
 // The exploration schedules of the paper's appendix (Table 3).
 enum class ScheduleKind {
@@ -44,4 +44,4 @@ std::string_view to_string(ScheduleKind kind);            // the name parse_sche
 ScheduleKind parse_schedule_kind(std::string_view name);  // throws UserError
 std::string describe(const ScheduleSpec& spec);           // e.g. "2^p log T" or "0.5 * 10 log T"
 
-}  // namespace pfmab::algorithms
+}  // namespace pfmab::theory

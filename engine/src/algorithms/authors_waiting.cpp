@@ -1,11 +1,11 @@
-#include "pfmab/sim/waiting.hpp"
+#include "pfmab/algorithms/authors_waiting.hpp"
 
 #include <optional>
 #include <type_traits>
 
 #include "pfmab/families/registry.hpp"
 
-namespace pfmab::sim {
+namespace pfmab::algorithms {
 namespace {
 
 // The arm played now and the best of the others, with their values.
@@ -15,7 +15,7 @@ struct Contest {
   double rival_value = 0.0;
 };
 
-Contest contest(const algorithms::PfUcbClient& state, std::size_t arms, double alpha) {
+Contest contest(const PfUcbClient& state, std::size_t arms, double alpha) {
   Contest c;
   c.played = state.exploit_arm_authors(alpha);
   if (state.fixed_arm()) return c;
@@ -36,7 +36,7 @@ bool still_leads(const Contest& c, double value) {
   return !c.rival || value > c.rival_value || (value == c.rival_value && c.played < *c.rival);
 }
 
-void extend(std::vector<Segment>& played, std::uint32_t arm, std::uint64_t slots) {
+void extend(std::vector<sim::Segment>& played, std::uint32_t arm, std::uint64_t slots) {
   if (!played.empty() && played.back().arm == arm) {
     played.back().slots += slots;
   } else {
@@ -52,8 +52,8 @@ Rewards arm_rewards(const model::Instance& instance, std::size_t client, std::ui
 
 template <class Rewards>
 void wait_per_pull(const model::Instance& instance, std::size_t client, pcg32& stream,
-                   algorithms::PfUcbClient& state, double alpha, std::uint64_t slots,
-                   std::vector<Segment>& played, const StopToken& stop) {
+                   PfUcbClient& state, double alpha, std::uint64_t slots,
+                   std::vector<sim::Segment>& played, const StopToken& stop) {
   auto c = contest(state, instance.arms(), alpha);
   auto reward = arm_rewards<Rewards>(instance, client, c.played);
   for (; slots > 0; --slots) {
@@ -69,8 +69,8 @@ void wait_per_pull(const model::Instance& instance, std::size_t client, pcg32& s
 
 template <class Rewards>
 void wait_aggregated(const model::Instance& instance, std::size_t client, pcg32& stream,
-                     algorithms::PfUcbClient& state, double alpha, std::uint64_t slots,
-                     std::vector<Segment>& played, const StopToken& stop) {
+                     PfUcbClient& state, double alpha, std::uint64_t slots,
+                     std::vector<sim::Segment>& played, const StopToken& stop) {
   for (std::uint64_t step = 1; slots > 0; ++step) {
     stop.poll(step);
     const auto c = contest(state, instance.arms(), alpha);
@@ -96,11 +96,11 @@ void wait_aggregated(const model::Instance& instance, std::size_t client, pcg32&
 
 }  // namespace
 
-void wait_exploiting(Fidelity fidelity, const model::Instance& instance, std::size_t client,
-                     pcg32& stream, algorithms::PfUcbClient& state, double alpha,
-                     std::uint64_t slots, std::vector<Segment>& played, const StopToken& stop) {
+void wait_exploiting(sim::Fidelity fidelity, const model::Instance& instance, std::size_t client,
+                     pcg32& stream, PfUcbClient& state, double alpha, std::uint64_t slots,
+                     std::vector<sim::Segment>& played, const StopToken& stop) {
   families::with_sampler(instance.rewards(), [&]<class Rewards>(std::type_identity<Rewards>) {
-    if (fidelity == Fidelity::per_pull) {
+    if (fidelity == sim::Fidelity::per_pull) {
       wait_per_pull<Rewards>(instance, client, stream, state, alpha, slots, played, stop);
     } else {
       wait_aggregated<Rewards>(instance, client, stream, state, alpha, slots, played, stop);
@@ -108,4 +108,4 @@ void wait_exploiting(Fidelity fidelity, const model::Instance& instance, std::si
   });
 }
 
-}  // namespace pfmab::sim
+}  // namespace pfmab::algorithms

@@ -1,10 +1,10 @@
-#include "pfmab/algorithms/schedule.hpp"
+#include "pfmab/theory/schedule.hpp"
 
 #include <gtest/gtest.h>
 
 #include "pfmab/util/error.hpp"
 
-namespace pfmab::algorithms {
+namespace pfmab::theory {
 namespace {
 
 // log(1e6) = 13.815510557964274 (by hand: 6 ln 10 = 6 * 2.302585092994046)
@@ -50,4 +50,4 @@ TEST(ExplorationSchedule, NamesRoundTrip) {
 }
 
 }  // namespace
-}  // namespace pfmab::algorithms
+}  // namespace pfmab::theory

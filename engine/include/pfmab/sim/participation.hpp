@@ -5,7 +5,7 @@
 #include <optional>
 #include <string_view>
 
-namespace pfmab::algorithms {
+namespace pfmab::sim {
 
 // What the server averages under partial participation
 // (docs/algorithms.md, "Partial participation").
@@ -35,4 +35,4 @@ struct Participation {
 // Throws UserError for q outside (0, 1], S outside [1, M], or both given.
 void validate(const Participation& participation, std::size_t clients_in_game);
 
-}  // namespace pfmab::algorithms
+}  // namespace pfmab::sim
