@@ -867,7 +867,7 @@ def plot_regret_over_c_star(cells, args):
 
     handles = curves.handles + [Line2D([], [], linestyle=C_STAR_STYLE, label="1: R(T) = C* log T",
                                        **CONSTANT_PEN)]
-    # the notes' first clauses: "C* is solved for Gaussian rewards only"
+    # the notes' first clauses (up to a ':'), which say why
     why = in_order(c["c_star_note"].split(":")[0]
                    or ("C* is infinite" if math.isinf(c["c_star_log_T"]) else "C* is n/a")
                    for c in left_out)

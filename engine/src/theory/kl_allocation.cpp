@@ -285,9 +285,9 @@ OptimalAllocation kl_optimal_allocation(const model::MixedModel& mixed,
   double upper = kInfinity, lower = 0.0, last_gap = kInfinity;
   double best_scale = 1.0;
   unsigned stalled = 0;
-  while (out.newton_steps < kMaxSteps) {
-    stop.throw_if_requested();
-    // the certificate at x: its feasible multiple, and the dual bound
+  // The certificate at x: its feasible multiple (the least constraint value
+  // scales x onto the feasible set, by homogeneity), and the dual bound.
+  const auto certify = [&] {
     double least = kInfinity;
     for (const auto& c : constraints) least = std::min(least, c.value);
     if (const double value = dot(program.cost, x) / least; value < upper) {
@@ -296,6 +296,10 @@ OptimalAllocation kl_optimal_allocation(const model::MixedModel& mixed,
       best_scale = 1.0 / least;
     }
     lower = std::max(lower, dual_bound(program, t, by_variable));
+  };
+  while (out.newton_steps < kMaxSteps) {
+    stop.throw_if_requested();
+    certify();
     const double gap = upper - lower;
     if (gap <= gap_share * upper) break;
     stalled = gap < last_gap ? 0 : stalled + 1;
@@ -395,15 +399,7 @@ OptimalAllocation kl_optimal_allocation(const model::MixedModel& mixed,
     }
     x.swap(next);
   }
-  // the final point's certificate, if the loop ended before reading it
-  double least = kInfinity;
-  for (const auto& c : constraints) least = std::min(least, c.value);
-  if (const double value = dot(program.cost, x) / least; value < upper) {
-    upper = value;
-    best = x;
-    best_scale = 1.0 / least;
-  }
-  lower = std::max(lower, dual_bound(program, t, by_variable));
+  certify();  // the final point's, if the loop ended before reading it
   lower = std::max(lower, kkt_bound(program, t, x, by_variable));
 
   out.constant = upper;

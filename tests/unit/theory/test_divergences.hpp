@@ -3,11 +3,14 @@
 #include <cmath>
 #include <limits>
 
+#include "pfmab/families/bernoulli.hpp"
 #include "pfmab/families/divergence.hpp"
+#include "pfmab/families/gaussian.hpp"
 
 // The KL divergences of the four one-parameter families the tight bound is
-// tested with, as families::Divergence: stand-ins until the engine's reward
-// families implement the interface (then the tests read those). Each is
+// tested with, as families::Divergence: the Gaussian and Bernoulli families'
+// own, and stand-ins for Poisson and exponential until the engine has those
+// families (then the tests read theirs). Each is
 // +inf where P_lambda cannot produce what P_mu does, and its slope and
 // curvature are those of the closed form, (lambda - mu) / V(lambda) and its
 // derivative.
@@ -21,35 +24,9 @@ inline double xlogx_over(double a, double b) {
   return b == 0.0 ? kInf : a * std::log(a / b);
 }
 
-class GaussianKl final : public families::Divergence {
- public:
-  explicit GaussianKl(double sigma) : variance_(sigma * sigma) {}
-  double operator()(double mu, double lambda) const override {
-    return (lambda - mu) * (lambda - mu) / (2.0 * variance_);
-  }
-  double slope(double mu, double lambda) const override { return (lambda - mu) / variance_; }
-  double curvature(double, double) const override { return 1.0 / variance_; }
-  double low_mean() const override { return -kInf; }
-  double high_mean() const override { return kInf; }
-
- private:
-  double variance_;
-};
-
-class BernoulliKl final : public families::Divergence {
- public:
-  double operator()(double mu, double lambda) const override {
-    return xlogx_over(mu, lambda) + xlogx_over(1.0 - mu, 1.0 - lambda);
-  }
-  double slope(double mu, double lambda) const override {
-    return (lambda - mu) / (lambda * (1.0 - lambda));
-  }
-  double curvature(double mu, double lambda) const override {
-    return mu / (lambda * lambda) + (1.0 - mu) / ((1.0 - lambda) * (1.0 - lambda));
-  }
-  double low_mean() const override { return 0.0; }
-  double high_mean() const override { return 1.0; }
-};
+// The engine's families' own divergences, under the names the tests use.
+using GaussianKl = families::Gaussian::Kl;
+using BernoulliKl = families::Bernoulli::Kl;
 
 class PoissonKl final : public families::Divergence {
  public:
