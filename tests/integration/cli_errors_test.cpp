@@ -208,8 +208,8 @@ std::vector<ErrorCase> error_cases() {
        run_args({{"--rewards", "student-t"}, {"--nu", "2"}, {"--mode", "per-pull"}}),
        {"nu = 2", "outside (2, 1e+06]", "finite variance"}},
       {"gaussian_rewards_with_a_nu",
-       run_args({{"--nu", "4"}}),
-       {"nu '4' has no effect on any cell", "Gaussian rewards have no nu"}},
+       run_args({{"--nu", "4.5"}}),
+       {"nu '4.5' has no effect on any cell", "Gaussian rewards have no nu"}},
       // what an algorithm or the mode assumes of the rewards
       {"student_t_aggregated",
        run_args({{"--rewards", "student-t"}}),

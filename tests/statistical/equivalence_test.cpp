@@ -306,21 +306,22 @@ TEST(FidelityEquivalence, PfAllocSyntheticGameAndRandomBernoulli) {
 // Poisson(n mu) or Gamma(n, mu) draw, and the authors'-code waiting goes in
 // stretches no run of small rewards could cross (families/nonnegative.hpp),
 // then single pulls. The random instance of (b) read as Poisson and as
-// exponential means (all positive), c_B = 1, T = 5e4, under both presets.
+// exponential means (all positive), c_B = 1, T = 2e5 as in (b), under both
+// presets.
 TEST(FidelityEquivalence, PoissonAndExponentialRewards) {
   std::vector<Setting> settings;
   for (const auto* family : {"poisson", "exponential"}) {
     const auto instance = std::make_shared<const model::Instance>(random_bernoulli_means(),
                                                                   families::RewardFamily{family});
     for (const auto preset : {algorithms::Preset::paper, algorithms::Preset::authors_code}) {
-      settings.push_back({instance, 0.5, 50'000, 1.0, preset});
+      settings.push_back({instance, 0.5, 200'000, 1.0, preset});
     }
   }
   const auto per_pull = run_mode(settings, Fidelity::per_pull, 601);
   const auto aggregated = run_mode(settings, Fidelity::aggregated, 602);
   for (std::size_t i = 0; i < settings.size(); ++i) {
     expect_same_law(
-        fmt::format("random 3x5 as {} means, alpha 0.5, T 5e+04, {}",
+        fmt::format("random 3x5 as {} means, alpha 0.5, T 2e+05, {}",
                     settings[i].instance->rewards().name(), i % 2 == 0 ? "paper" : "authors-code"),
         per_pull[i], aggregated[i]);
   }
