@@ -5,6 +5,7 @@
 // counts one item per reward drawn (or represented, aggregated), so
 // items_per_second and per_pull compare across all of them.
 
+#include <algorithm>
 #include <cstdint>
 #include <memory>
 #include <numeric>
@@ -15,11 +16,13 @@
 #include <vector>
 
 #include <benchmark/benchmark.h>
+#include <boost/random/student_t_distribution.hpp>
 #include <oneapi/tbb/task_arena.h>
 #include <pcg_random.hpp>
 
 #include "pfmab/algorithms/pf_ucb.hpp"
 #include "pfmab/families/family.hpp"
+#include "pfmab/families/registry.hpp"
 #include "pfmab/io/experiment.hpp"
 #include "pfmab/model/instance.hpp"
 #include "pfmab/model/means_table.hpp"
@@ -48,6 +51,18 @@ const pfmab::model::MeansTable& synthetic_means() {
 
 std::shared_ptr<const pfmab::model::Instance> synthetic_instance(std::string_view family) {
   return std::make_shared<const pfmab::model::Instance>(synthetic_means(),
+                                                        pfmab::families::RewardFamily{family});
+}
+
+// The synthetic game with its zero means raised to 0.05, for the families
+// beyond the paper's (the exponential's means are positive); arm 9 of
+// client 1 keeps its mean 0.5.
+std::shared_ptr<const pfmab::model::Instance> positive_instance(std::string_view family) {
+  auto table = synthetic_means();
+  for (auto& row : table.rows) {
+    for (auto& mu : row) mu = std::max(mu, 0.05);
+  }
+  return std::make_shared<const pfmab::model::Instance>(table,
                                                         pfmab::families::RewardFamily{family});
 }
 
@@ -115,12 +130,111 @@ void BM_RawDraw_StdNormal(benchmark::State& state) {
 }
 BENCHMARK(BM_RawDraw_StdNormal)->UseRealTime();
 
+// The other families' laws drawn by their own samplers with nothing around
+// them: Boost's Poisson (inversion below mean 10) on 64-bit draws, as the
+// engine feeds it; the exponential ziggurat; Boost's Student-t (a normal
+// over the root of its chi-squared, by Boost's gamma_distribution), nu = 3.
+void BM_RawDraw_Poisson(benchmark::State& state) {
+  const auto instance = positive_instance("poisson");
+  const boost::random::poisson_distribution<std::int64_t, double> poisson(
+      instance->local_mean(0, kArm));
+  pcg32 rng = pfmab::rng::make_stream({1, 0, 0, 0});
+  std::int64_t sum = 0;
+  for (auto _ : state) {
+    pfmab::rng::Wide64 wide(rng);
+    for (std::int64_t i = 0; i < kDrawsPerIteration; ++i) sum += poisson(wide);
+    benchmark::DoNotOptimize(std::as_const(sum));
+  }
+  count_pulls(state, state.iterations() * kDrawsPerIteration);
+}
+BENCHMARK(BM_RawDraw_Poisson)->UseRealTime();
+
+void BM_RawDraw_Exponential(benchmark::State& state) {
+  const auto instance = positive_instance("exponential");
+  const double mu = instance->local_mean(0, kArm);
+  pcg32 rng = pfmab::rng::make_stream({1, 0, 0, 0});
+  pfmab::rng::UnitExponential exponential;
+  double sum = 0.0;
+  for (auto _ : state) {
+    for (std::int64_t i = 0; i < kDrawsPerIteration; ++i) sum += mu * exponential(rng);
+    benchmark::DoNotOptimize(std::as_const(sum));
+  }
+  count_pulls(state, state.iterations() * kDrawsPerIteration);
+}
+BENCHMARK(BM_RawDraw_Exponential)->UseRealTime();
+
+void BM_RawDraw_StudentT(benchmark::State& state) {
+  const auto instance = positive_instance("student-t");
+  const double mu = instance->local_mean(0, kArm);
+  boost::random::student_t_distribution<double> student(instance->rewards().value("nu"));
+  pcg32 rng = pfmab::rng::make_stream({1, 0, 0, 0});
+  double sum = 0.0;
+  for (auto _ : state) {
+    for (std::int64_t i = 0; i < kDrawsPerIteration; ++i) sum += mu + student(rng);
+    benchmark::DoNotOptimize(std::as_const(sum));
+  }
+  count_pulls(state, state.iterations() * kDrawsPerIteration);
+}
+BENCHMARK(BM_RawDraw_StudentT)->UseRealTime();
+
+// One reward by the family's Sampler::draw (the per-pull waiting's and the
+// baselines' draw), built once, as those build it per arm.
+template <class Family>
+void BM_SamplerDraw(benchmark::State& state) {
+  const auto instance = positive_instance(Family::name);
+  const typename Family::Sampler rewards(instance->local_mean(0, kArm), instance->rewards());
+  pcg32 rng = pfmab::rng::make_stream({1, 0, 0, 0});
+  double sum = 0.0;
+  for (auto _ : state) {
+    for (std::int64_t i = 0; i < kDrawsPerIteration; ++i) sum += rewards.draw(rng);
+    benchmark::DoNotOptimize(std::as_const(sum));
+  }
+  count_pulls(state, state.iterations() * kDrawsPerIteration);
+}
+BENCHMARK_TEMPLATE(BM_SamplerDraw, pfmab::families::Gaussian)->UseRealTime();
+BENCHMARK_TEMPLATE(BM_SamplerDraw, pfmab::families::Bernoulli)->UseRealTime();
+BENCHMARK_TEMPLATE(BM_SamplerDraw, pfmab::families::Poisson)->UseRealTime();
+BENCHMARK_TEMPLATE(BM_SamplerDraw, pfmab::families::Exponential)->UseRealTime();
+BENCHMARK_TEMPLATE(BM_SamplerDraw, pfmab::families::StudentT)->UseRealTime();
+
+// The aggregated mode's draw: the sum of a run of n = state.range(0) pulls
+// by sum_of, the sampler built for each, as the aggregated exploration
+// builds one per arm and run. Reports the time per sum ("per_sum"), to set
+// against one raw draw. Families without exact sums have none to time.
+template <class Family>
+void BM_SumOf(benchmark::State& state) {
+  const auto instance = positive_instance(Family::name);
+  const double mu = instance->local_mean(0, kArm);
+  const auto n = static_cast<std::uint64_t>(state.range(0));
+  pcg32 rng = pfmab::rng::make_stream({1, 0, 0, 0});
+  double sum = 0.0;
+  for (auto _ : state) {
+    for (std::int64_t i = 0; i < kDrawsPerIteration; ++i) {
+      const typename Family::Sampler rewards(mu, instance->rewards());
+      sum += rewards.sum_of(n, rng);
+    }
+    benchmark::DoNotOptimize(std::as_const(sum));
+  }
+  state.counters["per_sum"] =
+      benchmark::Counter(static_cast<double>(state.iterations() * kDrawsPerIteration),
+                         benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
+}
+// n = 16, about a phase-1 run; 2^20, a late phase's; 2^40, beyond what PTRD
+// draws for Poisson (the normal quantile).
+void sum_lengths(benchmark::internal::Benchmark* b) {
+  b->ArgName("n")->Arg(16)->Arg(1 << 20)->Arg(std::int64_t{1} << 40)->UseRealTime();
+}
+BENCHMARK_TEMPLATE(BM_SumOf, pfmab::families::Gaussian)->Apply(sum_lengths);
+BENCHMARK_TEMPLATE(BM_SumOf, pfmab::families::Bernoulli)->Apply(sum_lengths);
+BENCHMARK_TEMPLATE(BM_SumOf, pfmab::families::Poisson)->Apply(sum_lengths);
+BENCHMARK_TEMPLATE(BM_SumOf, pfmab::families::Exponential)->Apply(sum_lengths);
+
 //------------------------------------------------------------------------------
 // The exploration kernel: client 1 (index 0) pulls all K = 9 arms round robin
 //------------------------------------------------------------------------------
 
-void explore_per_pull(benchmark::State& state, std::string_view family) {
-  const auto instance = synthetic_instance(family);
+void explore_per_pull(benchmark::State& state,
+                      const std::shared_ptr<const pfmab::model::Instance>& instance) {
   std::vector<std::uint32_t> arms(instance->arms());
   std::iota(arms.begin(), arms.end(), 0U);
   pfmab::sim::Run run;
@@ -136,12 +250,28 @@ void explore_per_pull(benchmark::State& state, std::string_view family) {
   count_pulls(state, state.iterations() * static_cast<std::int64_t>(run.slots()));
 }
 
-void BM_ExplorePerPull_Gaussian(benchmark::State& state) { explore_per_pull(state, "gaussian"); }
-void BM_ExplorePerPull_Bernoulli(benchmark::State& state) { explore_per_pull(state, "bernoulli"); }
+void BM_ExplorePerPull_Gaussian(benchmark::State& state) {
+  explore_per_pull(state, synthetic_instance("gaussian"));
+}
+void BM_ExplorePerPull_Bernoulli(benchmark::State& state) {
+  explore_per_pull(state, synthetic_instance("bernoulli"));
+}
+void BM_ExplorePerPull_Poisson(benchmark::State& state) {
+  explore_per_pull(state, positive_instance("poisson"));
+}
+void BM_ExplorePerPull_Exponential(benchmark::State& state) {
+  explore_per_pull(state, positive_instance("exponential"));
+}
+void BM_ExplorePerPull_StudentT(benchmark::State& state) {
+  explore_per_pull(state, positive_instance("student-t"));
+}
 // rounds = 1000: the kernel at its best; rounds = 16: about a phase-1 run
 // (n_g(1) = ceil(0.5 * 2 log 1e6) = 14), where its set-up shows.
 BENCHMARK(BM_ExplorePerPull_Gaussian)->ArgName("rounds")->Arg(1000)->Arg(16)->UseRealTime();
 BENCHMARK(BM_ExplorePerPull_Bernoulli)->ArgName("rounds")->Arg(1000)->Arg(16)->UseRealTime();
+BENCHMARK(BM_ExplorePerPull_Poisson)->ArgName("rounds")->Arg(1000)->UseRealTime();
+BENCHMARK(BM_ExplorePerPull_Exponential)->ArgName("rounds")->Arg(1000)->UseRealTime();
+BENCHMARK(BM_ExplorePerPull_StudentT)->ArgName("rounds")->Arg(1000)->UseRealTime();
 
 //------------------------------------------------------------------------------
 // A whole replication: synthetic game, alpha = 0.5, T = 1e6, C = 1

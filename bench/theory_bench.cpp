@@ -14,8 +14,7 @@
 // 0.96 mu: a Poisson mean of 0 has a linear KL, which the solver handles
 // slowly and does not certify, docs/allocation.md); compare with BM_Allocation_Synthetic of
 // the same run (bench/README.md, "C* with a family's KL"). The divergences
-// are the tests' (tests/unit/theory/test_divergences.hpp) until the reward
-// families implement families::Divergence.
+// are the reward families' own.
 //
 // A solve that runs past `--limit=SECONDS` (default 60) is stopped through
 // its StopToken and reported as an error "n/a": the old solver does not end
@@ -36,6 +35,9 @@
 
 #include <benchmark/benchmark.h>
 
+#include "pfmab/families/bernoulli.hpp"
+#include "pfmab/families/gaussian.hpp"
+#include "pfmab/families/poisson.hpp"
 #include "pfmab/model/instance.hpp"
 #include "pfmab/model/means_table.hpp"
 #include "pfmab/theory/allocation.hpp"
@@ -43,7 +45,6 @@
 
 #include "bench_main.hpp"
 #include "random_game.hpp"
-#include "test_divergences.hpp"
 
 namespace {
 
@@ -128,11 +129,11 @@ void BM_Allocation_Random(benchmark::State& state) {
 void BM_Allocation_Growth(benchmark::State& state) { BM_Allocation_Random(state); }
 
 void BM_KlAllocation_Synthetic(benchmark::State& state) {
-  static const test::GaussianKl gaussian(1.0);
-  static const test::BernoulliKl bernoulli;
-  static const test::PoissonKl poisson;
-  const families::Divergence* families[] = {&gaussian, &bernoulli, &poisson};
-  const families::Divergence& kl = *families[state.range(0)];
+  static const families::Gaussian::Kl gaussian(1.0);
+  static const families::Bernoulli::Kl bernoulli;
+  static const families::Poisson::Kl poisson;
+  const families::Divergence* divergences[] = {&gaussian, &bernoulli, &poisson};
+  const families::Divergence& kl = *divergences[state.range(0)];
   auto means = shared_game("synthetic_4x9.csv").local_means();
   std::vector<double> lifted(means.begin(), means.end());
   if (state.range(0) == 2) {

@@ -195,6 +195,32 @@ std::vector<ErrorCase> error_cases() {
        {csv + ":1:", "column 3", "-0.2", "outside [0, 1]"},
        "0.1,0.2,-0.2\n0.4,0.5,0.6\n"},
 
+      // the other families' means and parameters
+      {"poisson_mean_below_zero",
+       run_on_file({{"--rewards", "poisson"}}),
+       {csv + ":2:", "column 1", "Poisson mean = -0.5", "outside [0, 1e+09]"},
+       "0.1,0.2\n-0.5,0.5\n"},
+      {"exponential_mean_zero",
+       run_on_file({{"--rewards", "exponential"}}),
+       {csv + ":1:", "column 2", "exponential mean = 0", "outside (0, 1e+09]"},
+       "0.1,0\n0.4,0.5\n"},
+      {"student_t_nu_two",
+       run_args({{"--rewards", "student-t"}, {"--nu", "2"}, {"--mode", "per-pull"}}),
+       {"nu = 2", "outside (2, 1e+06]", "finite variance"}},
+      {"gaussian_rewards_with_a_nu",
+       run_args({{"--nu", "4.5"}}),
+       {"nu '4.5' has no effect on any cell", "Gaussian rewards have no nu"}},
+      // what an algorithm or the mode assumes of the rewards
+      {"student_t_aggregated",
+       run_args({{"--rewards", "student-t"}}),
+       {"student-t rewards", "aggregated mode", "--mode per-pull"}},
+      {"local_ucb_with_poisson_rewards",
+       run_args({{"--rewards", "poisson"}, {"--algorithm", "local-ucb"}}),
+       {"local-ucb: its bonus assumes sub-Gaussian rewards", "poisson rewards are not"}},
+      {"pf_alloc_with_student_t_rewards",
+       run_args({{"--rewards", "student-t"}, {"--mode", "per-pull"}, {"--algorithm", "pf-alloc"}}),
+       {"pf-alloc: its planning assumes sub-Gaussian rewards", "student-t rewards are not"}},
+
       // T < 1 and other bad horizons
       {"horizon_zero", run_args({{"--horizon", "0"}}), {"horizon"}},
       {"horizon_negative", run_args({{"--horizon", "-5"}}), {"horizon", "'-5'", "whole number"}},
@@ -237,7 +263,7 @@ std::vector<ErrorCase> error_cases() {
       {"unknown_subcommand", {"frobnicate", "--horizon", "1000"}, {"frobnicate"}},
       {"no_subcommand", {}, {"subcommand"}},
       {"missing_means", run_args({{"--means", std::nullopt}}), {"--means"}},
-      {"unknown_reward_family", run_args({{"--rewards", "poisson"}}), {"'poisson'", "gaussian"}},
+      {"unknown_reward_family", run_args({{"--rewards", "cauchy"}}), {"'cauchy'", "gaussian"}},
       {"unknown_schedule", run_args({{"--schedule", "weekly"}}), {"'weekly'", "schedule"}},
       {"unknown_mode", run_args({{"--mode", "exact"}}), {"--mode", "'exact'", "aggregated"}},
       {"bounds_alpha_above_one",
@@ -355,6 +381,23 @@ TEST_F(CliErrorsControl, ValidRunOnEdgeValuesSucceeds) {
       {{"--alpha", "0,1"}, {"--horizon", "2"}, {"--replications", "1"}, {"--threads", "1"}});
   SCOPED_TRACE(joined(args));
   expect_success_with_table(run_cli(args));
+}
+
+// The reward families beyond the paper's run PF-UCB: Poisson and
+// exponential in both modes, Student-t per pull (the only mode it has).
+TEST_F(CliErrorsControl, OtherRewardFamiliesRunPfUcb) {
+  ASSERT_NO_FATAL_FAILURE(temp_.write("means.csv", "0.5,2,0.2\n3,0.25,0.75\n"));
+  for (const std::vector<Flag>& flags :
+       {std::vector<Flag>{{"--rewards", "poisson"}, {"--mode", "aggregated"}},
+        {{"--rewards", "poisson"}, {"--mode", "per-pull"}},
+        {{"--rewards", "poisson"}, {"--mode", "aggregated"}, {"--preset", "authors-code"}},
+        {{"--rewards", "exponential"}, {"--mode", "aggregated"}},
+        {{"--rewards", "exponential"}, {"--mode", "per-pull"}, {"--preset", "authors-code"}},
+        {{"--rewards", "student-t"}, {"--nu", "4"}, {"--mode", "per-pull"}}}) {
+    const auto args = temp_.expand(run_on_file(flags));
+    SCOPED_TRACE(joined(args));
+    expect_success_with_table(run_cli(args));
+  }
 }
 
 // A FIFO's open waits for a writer for ever: as the means file or the

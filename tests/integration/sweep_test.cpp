@@ -435,6 +435,7 @@ TEST(Sweep, EverySweepingFlagTakesAListAndTheOthersSaySoInOneStyle) {
   const std::map<std::string, std::string> lists{
       {"instance.rewards", "gaussian,bernoulli"},
       {"instance.sigma", "1,2"},
+      {"instance.nu", "3,4"},
       {"algorithm.name", "pf-ucb,pf-ucb-enhanced"},
       {"algorithm.preset", "paper,authors-code"},
       {"alpha", "0,1"},
@@ -473,6 +474,9 @@ TEST(Sweep, EverySweepingFlagTakesAListAndTheOthersSaySoInOneStyle) {
       args.insert(args.end(), {"--algorithm", "explore-then-commit"});
     if (key == "algorithm.margin" || key == "algorithm.initial_pulls")
       args.insert(args.end(), {"--algorithm", "pf-alloc"});
+    if (key == "instance.nu") {
+      args.insert(args.end(), {"--rewards", "student-t", "--mode", "per-pull"});
+    }
     const auto list = lists.count(key)                   ? lists.at(key)
                       : key == "participation.aggregate" ? std::string("latest,participants")
                                                          : std::string("10,20");

@@ -11,11 +11,12 @@
 // client), so with one seed both modes would start from the same draws and
 // the samples would not be independent, which both tests assume.
 //
-// Level: each comparison rejects equality at p < 0.001. There are 33
+// Level: each comparison rejects equality at p < 0.001. There are 45
 // comparisons (3 instances-and-horizons x 1-2 alphas x 3 quantities, 3
-// settings of the authors'-code preset x 3, and 3 settings of pf-alloc x 3),
-// so for an engine that is right, a seed choice fails some comparison with
-// probability at most 33 x 0.001 = 3.3% (Bonferroni). The seeds are fixed, so
+// settings of the authors'-code preset x 3, 3 settings of pf-alloc x 3, and
+// Poisson and exponential rewards under 2 presets x 3), so for an engine
+// that is right, a seed choice fails some comparison with probability at
+// most 45 x 0.001 = 4.5% (Bonferroni). The seeds are fixed, so
 // the test is deterministic; every p-value is printed (and in the failure
 // message) so that a reader can see none of them is borderline.
 //
@@ -301,6 +302,31 @@ TEST(FidelityEquivalence, PfAllocSyntheticGameAndRandomBernoulli) {
   }
   expect_same_law("random Bernoulli 3x5, alpha 0.5, T 2e+04, pf-alloc", per_pull[1][0],
                   aggregated[1][0]);
+}
+
+// (f) Poisson and exponential rewards: aggregated, a run's sum is one
+// Poisson(n mu) or Gamma(n, mu) draw, and the authors'-code waiting goes in
+// stretches no run of small rewards could cross (families/nonnegative.hpp),
+// then single pulls. The random instance of (b) read as Poisson and as
+// exponential means (all positive), c_B = 1, T = 2e5 as in (b), under both
+// presets.
+TEST(FidelityEquivalence, PoissonAndExponentialRewards) {
+  std::vector<Setting> settings;
+  for (const auto* family : {"poisson", "exponential"}) {
+    const auto instance = std::make_shared<const model::Instance>(random_bernoulli_means(),
+                                                                  families::RewardFamily{family});
+    for (const auto preset : {algorithms::Preset::paper, algorithms::Preset::authors_code}) {
+      settings.push_back({instance, 0.5, 200'000, 1.0, preset});
+    }
+  }
+  const auto per_pull = run_mode(settings, Fidelity::per_pull, 601);
+  const auto aggregated = run_mode(settings, Fidelity::aggregated, 602);
+  for (std::size_t i = 0; i < settings.size(); ++i) {
+    expect_same_law(
+        fmt::format("random 3x5 as {} means, alpha 0.5, T 2e+05, {}",
+                    settings[i].instance->rewards().name(), i % 2 == 0 ? "paper" : "authors-code"),
+        per_pull[i], aggregated[i]);
+  }
 }
 
 // Negative control: the same KS test, at the same level and sample sizes,

@@ -99,13 +99,15 @@ void wait_aggregated(const model::Instance& instance, std::size_t client, pcg32&
 void wait_exploiting(sim::Fidelity fidelity, const model::Instance& instance, std::size_t client,
                      pcg32& stream, PfUcbClient& state, double alpha, std::uint64_t slots,
                      std::vector<sim::Segment>& played, const StopToken& stop) {
-  families::with_sampler(instance.rewards(), [&]<class Rewards>(std::type_identity<Rewards>) {
-    if (fidelity == sim::Fidelity::per_pull) {
+  if (fidelity == sim::Fidelity::per_pull) {
+    families::with_sampler(instance.rewards(), [&]<class Rewards>(std::type_identity<Rewards>) {
       wait_per_pull<Rewards>(instance, client, stream, state, alpha, slots, played, stop);
-    } else {
+    });
+  } else {
+    families::with_exact_sums(instance.rewards(), [&]<class Rewards>(std::type_identity<Rewards>) {
       wait_aggregated<Rewards>(instance, client, stream, state, alpha, slots, played, stop);
-    }
-  });
+    });
+  }
 }
 
 }  // namespace pfmab::algorithms

@@ -515,6 +515,8 @@ class PfAlloc final : public sim::Algorithm {
   explicit PfAlloc(AllocParams params) : params_(params) {}
   std::string_view name() const override { return "pf-alloc"; }
   sim::Protocol protocol() const override { return sim::Protocol::phased; }
+  // It plans with the family's subgaussian_sigma.
+  std::string_view assumes_subgaussian() const override { return "its planning"; }
   sim::ReplicationResult replicate(const sim::Cell& cell, std::uint64_t seed,
                                    std::uint64_t replication,
                                    const StopToken& stop) const override {

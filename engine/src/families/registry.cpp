@@ -18,6 +18,9 @@ namespace {
 template <class F>
 class Entry final : public Family {
   static_assert(F::parameters.size() <= kMaxParameters);
+  static_assert(F::exact_sums == SumsExactly<typename F::Sampler>,
+                "a family declares exact_sums exactly when its Sampler has sum_of and "
+                "until_below_zero");
 
  public:
   std::string_view name() const override { return F::name; }

@@ -59,6 +59,22 @@ Cell::Cell(CellSpec spec, std::uint64_t index)
         "with every client",
         algorithm_->name()));
   }
+  // The reward family against what the algorithm and the mode draw and
+  // assume of it: checked here, once per cell, for every algorithm.
+  const auto& rewards = instance().rewards();
+  if (const auto use = algorithm_->assumes_subgaussian();
+      !use.empty() && std::isnan(rewards.subgaussian_sigma())) {
+    throw UserError(fmt::format(
+        "{}: {} assumes sub-Gaussian rewards; {} rewards are not (kl-ucb and Thompson sampling "
+        "are coming in issue 27)",
+        algorithm_->name(), use, rewards.name()));
+  }
+  if (drawn_fidelity() == Fidelity::aggregated && !rewards.family().exact_sums()) {
+    throw UserError(fmt::format(
+        "{} rewards cannot be drawn in the aggregated mode (it draws the sum of a run of pulls at "
+        "once, and a sum of {} rewards has no closed law): use --mode per-pull",
+        rewards.name(), rewards.family().display()));
+  }
 }
 
 Fidelity Cell::drawn_fidelity() const {

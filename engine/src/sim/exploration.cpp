@@ -104,7 +104,7 @@ template <class Rewards>
 
 void explore_aggregated(const model::Instance& instance, std::size_t client, pcg32& stream,
                         const Run& run, std::span<double> sums) {
-  families::with_sampler(instance.rewards(), [&]<class Rewards>(std::type_identity<Rewards>) {
+  families::with_exact_sums(instance.rewards(), [&]<class Rewards>(std::type_identity<Rewards>) {
     sum_each_arm<Rewards>(instance, client, stream, run, sums);
   });
 }

@@ -14,6 +14,8 @@
 #include "pfmab/rng/first_passage.hpp"
 #include "pfmab/rng/streams.hpp"
 
+#include "checks.hpp"
+
 namespace pfmab::rng {
 namespace {
 
@@ -24,21 +26,7 @@ using BernoulliRewards = families::Bernoulli::Sampler;
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 constexpr double kInf = std::numeric_limits<double>::infinity();
 
-// Mean and variance of draws standardised by the law's own mean and
-// variance: near 0 and 1, within 5 standard errors (1 / sqrt(draws) for the
-// mean, sqrt(2 / draws) for the variance, the latter exact for a normal law
-// and close for a Binomial with n mu (1 - mu) large).
-template <class Draw>
-void expect_moments(int draws, double mean, double variance, Draw&& draw) {
-  double sum = 0.0, squares = 0.0;
-  for (int i = 0; i < draws; ++i) {
-    const double z = (draw() - mean) / std::sqrt(variance);
-    sum += z;
-    squares += z * z;
-  }
-  EXPECT_NEAR(sum / draws, 0.0, 5.0 / std::sqrt(draws));
-  EXPECT_NEAR(squares / draws, 1.0, 5.0 * std::sqrt(2.0 / draws));
-}
+using testing::expect_moments;
 
 TEST(GaussianRewards, SumOfOneIsDrawToTheBit) {
   // sum_of(1) is 1 * mu + sigma * sqrt(1) * Z: the same Z, the same bits, the

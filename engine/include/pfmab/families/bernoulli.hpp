@@ -1,6 +1,5 @@
 #pragma once
 
-#include <algorithm>
 #include <array>
 #include <cmath>
 #include <cstdint>
@@ -11,6 +10,7 @@
 #include <pcg_random.hpp>
 
 #include "pfmab/families/family.hpp"
+#include "pfmab/families/nonnegative.hpp"
 #include "pfmab/rng/samplers.hpp"
 
 namespace pfmab::families {
@@ -86,19 +86,9 @@ struct Bernoulli {
       std::uint64_t successes_ = 0;
     };
 
-    // Pulls of this arm on the walk Y_n = y + sum_{i <= n} (X_i - theta), up
-    // to `slots` of them, never past the first n at which Y_n < 0: as many
-    // pulls as no run of failures could take below 0 (every failure lowers Y
-    // by theta), one pull kept in hand against rounding, in one Binomial
-    // draw; a single pull when none is that safe. The caller decides again
-    // after each stretch.
+    // Rewards are 0 or 1: nonnegative.hpp's stretches.
     Stretch until_below_zero(pcg32& stream, double y, double theta, std::uint64_t slots) const {
-      const double safe = theta > 0.0 ? std::floor(y / theta) - 1.0 : static_cast<double>(slots);
-      if (safe >= 1.0) {
-        const auto n = std::min(slots, static_cast<std::uint64_t>(std::min(safe, 0x1p62)));
-        return {n, sum_of(n, stream)};
-      }
-      return {1, sum_of(1, stream)};
+      return nonnegative_until_below_zero(*this, stream, y, theta, slots);
     }
 
    private:

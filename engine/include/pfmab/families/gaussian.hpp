@@ -97,7 +97,7 @@ struct Gaussian {
     // Pulls of this arm on the walk Y_n = y + sum_{i <= n} (X_i - theta) (y < 0
     // taken as 0), up to `slots` of them: exactly up to the first n at which
     // Y_n < 0, or all `slots` if there is none (the authors'-code waiting,
-    // sim/waiting.hpp).
+    // algorithms/authors_waiting.hpp).
     Stretch until_below_zero(pcg32& stream, double y, double theta, std::uint64_t slots) const {
       const auto passage = rng::first_passage_below_zero(stream, y, mu_ - theta, sigma_, slots);
       const std::uint64_t n = passage.step > 0 ? passage.step : slots;

@@ -1,13 +1,22 @@
 #pragma once
 
+#include <concepts>
 #include <cstddef>
+#include <cstdint>
+#include <stdexcept>
+#include <string>
 #include <tuple>
 #include <type_traits>
 #include <utility>
 
+#include <pcg_random.hpp>
+
 #include "pfmab/families/bernoulli.hpp"
+#include "pfmab/families/exponential.hpp"
 #include "pfmab/families/family.hpp"
 #include "pfmab/families/gaussian.hpp"
+#include "pfmab/families/poisson.hpp"
+#include "pfmab/families/student_t.hpp"
 
 namespace pfmab::families {
 
@@ -15,7 +24,7 @@ namespace pfmab::families {
 // family is its file and a line here (docs/families.md). A family's place
 // is part of no result (cells record its name), but Gaussian stays first:
 // it is the default.
-using Registered = std::tuple<Gaussian, Bernoulli>;
+using Registered = std::tuple<Gaussian, Bernoulli, Poisson, Exponential, StudentT>;
 
 inline constexpr std::size_t kFamilies = std::tuple_size_v<Registered>;
 
@@ -32,6 +41,33 @@ decltype(auto) with_sampler(const RewardFamily& family, Play&& play) {
     if (family.index() == I) return play(std::type_identity<Sampler>{});
     return with_sampler<I + 1>(family, std::forward<Play>(play));
   }
+}
+
+// A sampler that draws a sum of n rewards from its exact law in one draw,
+// and the authors'-code waiting's stretches from such sums: what the
+// aggregated mode draws with. A family declares exact_sums exactly when its
+// Sampler has them (checked where it is registered, registry.cpp).
+template <class Sampler>
+concept SumsExactly = requires(const Sampler& rewards, pcg32& stream, std::uint64_t n, double y) {
+  { rewards.sum_of(n, stream) } -> std::same_as<double>;
+  { rewards.until_below_zero(stream, y, y, n) } -> std::same_as<Stretch>;
+};
+
+// with_sampler for the aggregated mode's draws: `play` is compiled for the
+// samplers with exact sums only, so that no code path can draw a sum of
+// rewards that have no exact one. A cell refuses the aggregated mode for
+// such a family (sim::Cell); reaching one here is a bug: std::logic_error.
+// `play` returns nothing.
+template <class Play>
+void with_exact_sums(const RewardFamily& family, Play&& play) {
+  with_sampler(family, [&]<class Sampler>(std::type_identity<Sampler> type) {
+    if constexpr (SumsExactly<Sampler>) {
+      play(type);
+    } else {
+      throw std::logic_error(std::string(family.family().display()) +
+                             " rewards have no exact sums to draw aggregated");
+    }
+  });
 }
 
 }  // namespace pfmab::families

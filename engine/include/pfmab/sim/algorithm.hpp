@@ -51,6 +51,10 @@ class Algorithm {
   // `stop` is requested.
   virtual ReplicationResult replicate(const Cell& cell, std::uint64_t seed,
                                       std::uint64_t replication, const StopToken& stop) const = 0;
+  // What of it assumes sub-Gaussian rewards, reading their family's
+  // subgaussian_sigma or ucb_scale ("its bonus"), or empty: a cell refuses
+  // it a family that is not (sim::Cell).
+  virtual std::string_view assumes_subgaussian() const { return {}; }
   // The phase lengths f(p) as the report prints them; "none" without phases.
   virtual std::string schedule() const { return "none"; }
   // The processor time the server's own planning adds to one replication of

@@ -53,7 +53,10 @@ class Cell {
   // `index` is the cell's position in its sweep (part of every stream key).
   // Throws UserError for T < 1, a negative or non-finite C, whatever the
   // mixed model or the algorithm reject, partial participation with an
-  // algorithm that is not phased, and an invalid participation.
+  // algorithm that is not phased, an invalid participation, a reward family
+  // that is not sub-Gaussian for an algorithm that assumes it
+  // (Algorithm::assumes_subgaussian), and the aggregated mode for a family
+  // without exact sums.
   Cell(CellSpec spec, std::uint64_t index);
 
   std::uint64_t index() const { return index_; }
