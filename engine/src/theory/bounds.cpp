@@ -103,6 +103,12 @@ Bounds compute_bounds(const model::Instance& instance, const model::MixedModel& 
     b.theorem2_note = theorem2_inapplicable;
     return b;
   }
+  if (std::isnan(family.subgaussian_sigma())) {
+    b.theorem2_upper = nan;
+    b.theorem2_note = fmt::format("Theorem 2 assumes sub-Gaussian rewards; {} rewards are not",
+                                  family.family().display());
+    return b;
+  }
   const auto& spec = rule->spec();
   if (spec.confidence_constant != 4.0 || spec.log_term != LogTerm::horizon) {
     b.theorem2_upper = nan;

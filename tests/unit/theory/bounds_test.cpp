@@ -164,5 +164,16 @@ TEST(Bounds, Theorem2OnlyForItsConfidenceRadius) {
   EXPECT_NEAR(b.theorem1_constant, 14.0, 1e-12);  // the lower bound holds for any algorithm
 }
 
+// Theorem 2 assumes sigma-sub-Gaussian rewards (Sec. 2): not a bound on
+// Poisson ones, whose tail is heavier; Theorem 1 (a lower bound from the
+// family's KL) still is.
+TEST(Bounds, Theorem2OnlyForSubGaussianRewards) {
+  const Game game(kMeans2, "poisson", 0.5, {}, 1000);
+  const auto b = game.bounds(1.0);
+  EXPECT_TRUE(std::isnan(b.theorem2_upper));
+  EXPECT_EQ(b.theorem2_note, "Theorem 2 assumes sub-Gaussian rewards; Poisson rewards are not");
+  EXPECT_GT(b.theorem1_constant, 0.0);
+}
+
 }  // namespace
 }  // namespace pfmab::theory
