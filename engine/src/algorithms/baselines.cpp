@@ -161,7 +161,9 @@ class SlotBySlot final : public sim::Algorithm {
   std::string_view name() const override { return name_; }
   sim::Protocol protocol() const override { return sim::Protocol::slot_by_slot; }
   // Both baselines' bonuses scale with the family's ucb_scale.
-  std::string_view assumes_subgaussian() const override { return "its bonus"; }
+  std::string refuses(const families::RewardFamily& rewards) const override {
+    return sim::refuses_unless_subgaussian("its bonus", rewards);
+  }
   sim::ReplicationResult replicate(const sim::Cell& cell, std::uint64_t seed,
                                    std::uint64_t replication,
                                    const StopToken& stop) const override {

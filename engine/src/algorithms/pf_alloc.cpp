@@ -516,7 +516,9 @@ class PfAlloc final : public sim::Algorithm {
   std::string_view name() const override { return "pf-alloc"; }
   sim::Protocol protocol() const override { return sim::Protocol::phased; }
   // It plans with the family's subgaussian_sigma.
-  std::string_view assumes_subgaussian() const override { return "its planning"; }
+  std::string refuses(const families::RewardFamily& rewards) const override {
+    return sim::refuses_unless_subgaussian("its planning", rewards);
+  }
   sim::ReplicationResult replicate(const sim::Cell& cell, std::uint64_t seed,
                                    std::uint64_t replication,
                                    const StopToken& stop) const override {

@@ -197,24 +197,26 @@ const std::array<Parameter, 15> engine_table{{
 // instance.rewards and algorithm.name), where sigma has always been.
 template <class F, std::size_t... P>
 void add_parameters_of(std::vector<Parameter>& out, unsigned& order, std::index_sequence<P...>) {
-  const auto parameter = [&]<std::size_t I>(std::integral_constant<std::size_t, I>) {
-    const auto& declared = F::parameters[I];
-    static const std::string key = family_parameter_key(declared);
-    static const std::string flag = fmt::format("--{}", declared.name);
-    static const std::string fallback = fmt::format("{}", declared.fallback);
-    if (find_if(out.begin(), out.end(), [&](const Parameter& p) { return p.key == key; }) !=
-        out.end()) {
-      throw std::logic_error(fmt::format("two reward families declare '{}'", declared.name));
-    }
-    out.push_back({.key = key,
-                   .order = order++,
-                   .flags = flag,
-                   .type = real,
-                   .fallback = fallback,
-                   .sweeps = true,
-                   .help = declared.help,
-                   .check = check_family_parameter<F, I>});
-  };
+  // (unused for a family with no parameters: an empty fold)
+  [[maybe_unused]] const auto parameter =
+      [&]<std::size_t I>(std::integral_constant<std::size_t, I>) {
+        const auto& declared = F::parameters[I];
+        static const std::string key = family_parameter_key(declared);
+        static const std::string flag = fmt::format("--{}", declared.name);
+        static const std::string fallback = fmt::format("{}", declared.fallback);
+        if (find_if(out.begin(), out.end(), [&](const Parameter& p) { return p.key == key; }) !=
+            out.end()) {
+          throw std::logic_error(fmt::format("two reward families declare '{}'", declared.name));
+        }
+        out.push_back({.key = key,
+                       .order = order++,
+                       .flags = flag,
+                       .type = real,
+                       .fallback = fallback,
+                       .sweeps = true,
+                       .help = declared.help,
+                       .check = check_family_parameter<F, I>});
+      };
   (parameter(std::integral_constant<std::size_t, P>{}), ...);
 }
 
@@ -419,9 +421,8 @@ CellValues CellValues::from_json(const nlohmann::json& json, const std::string& 
     // A record written before the parameter existed (an option of an
     // algorithm added since) holds its default.
     const auto found = json.find(std::string(table[i].name()));
-    cell.values_[i] = found != json.end()
-                          ? value_from_json(table[i], *found, means_name)
-                          : default_values(table[i]).front();
+    cell.values_[i] = found != json.end() ? value_from_json(table[i], *found, means_name)
+                                          : default_values(table[i]).front();
   }
   return cell;
 }

@@ -62,12 +62,8 @@ Cell::Cell(CellSpec spec, std::uint64_t index)
   // The reward family against what the algorithm and the mode draw and
   // assume of it: checked here, once per cell, for every algorithm.
   const auto& rewards = instance().rewards();
-  if (const auto use = algorithm_->assumes_subgaussian();
-      !use.empty() && std::isnan(rewards.subgaussian_sigma())) {
-    throw UserError(fmt::format(
-        "{}: {} assumes sub-Gaussian rewards; {} rewards are not (kl-ucb and Thompson sampling "
-        "are coming in issue 27)",
-        algorithm_->name(), use, rewards.name()));
+  if (const auto why = algorithm_->refuses(rewards); !why.empty()) {
+    throw UserError(fmt::format("{}: {}", algorithm_->name(), why));
   }
   if (drawn_fidelity() == Fidelity::aggregated && !rewards.family().exact_sums()) {
     throw UserError(fmt::format(
@@ -75,6 +71,15 @@ Cell::Cell(CellSpec spec, std::uint64_t index)
         "once, and a sum of {} rewards has no closed law): use --mode per-pull",
         rewards.name(), rewards.family().display()));
   }
+}
+
+std::string refuses_unless_subgaussian(std::string_view what,
+                                       const families::RewardFamily& rewards) {
+  if (!std::isnan(rewards.subgaussian_sigma())) return {};
+  return fmt::format(
+      "{} assumes sub-Gaussian rewards; {} rewards are not (local-kl-ucb and "
+      "local-thompson run on them)",
+      what, rewards.name());
 }
 
 Fidelity Cell::drawn_fidelity() const {

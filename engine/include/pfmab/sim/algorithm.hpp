@@ -51,10 +51,12 @@ class Algorithm {
   // `stop` is requested.
   virtual ReplicationResult replicate(const Cell& cell, std::uint64_t seed,
                                       std::uint64_t replication, const StopToken& stop) const = 0;
-  // What of it assumes sub-Gaussian rewards, reading their family's
-  // subgaussian_sigma or ucb_scale ("its bonus"), or empty: a cell refuses
-  // it a family that is not (sim::Cell).
-  virtual std::string_view assumes_subgaussian() const { return {}; }
+  // Why it cannot run on `rewards`, as the end of "NAME: ..." (for a
+  // baseline whose bonus reads ucb_scale: "its bonus assumes sub-Gaussian
+  // rewards; poisson rewards are not"), or empty if it can: a cell refuses
+  // it such a family (sim::Cell). refuses_unless_subgaussian words the
+  // common case.
+  virtual std::string refuses(const families::RewardFamily& /*rewards*/) const { return {}; }
   // The phase lengths f(p) as the report prints them; "none" without phases.
   virtual std::string schedule() const { return "none"; }
   // The processor time the server's own planning adds to one replication of
@@ -71,6 +73,12 @@ class Algorithm {
   virtual theory::Bounds bounds(const Cell& cell, theory::Games& games,
                                 const StopToken& stop = {}) const;
 };
+
+// Algorithm::refuses for an algorithm whose `what` ("its bonus") reads the
+// family's subgaussian_sigma or ucb_scale: why, or empty for a sub-Gaussian
+// family.
+std::string refuses_unless_subgaussian(std::string_view what,
+                                       const families::RewardFamily& rewards);
 
 // How a cell's algorithm is made once the cell is known: the experiment
 // loader's from an entry of the registry and the cell's option values,

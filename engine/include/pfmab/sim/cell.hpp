@@ -54,8 +54,8 @@ class Cell {
   // Throws UserError for T < 1, a negative or non-finite C, whatever the
   // mixed model or the algorithm reject, partial participation with an
   // algorithm that is not phased, an invalid participation, a reward family
-  // that is not sub-Gaussian for an algorithm that assumes it
-  // (Algorithm::assumes_subgaussian), and the aggregated mode for a family
+  // the algorithm refuses (Algorithm::refuses), and the aggregated mode
+  // for a family
   // without exact sums.
   Cell(CellSpec spec, std::uint64_t index);
 
