@@ -15,6 +15,8 @@
 #include "pfmab/algorithms/registry.hpp"
 #include "pfmab/sim/slot_by_slot.hpp"
 
+#include "slot_by_slot_baseline.hpp"
+
 namespace pfmab::algorithms {
 namespace {
 
@@ -26,19 +28,12 @@ double bonus(double scale, std::uint64_t t) {
 }
 
 // The arm maximising means[k] + bonus * roots[k], lowest index on ties.
-// `indices` is scratch of `arms` values. Max is exact in any order, so the
-// vectorised maximum finds the same arm as a scan would.
+// `indices` is scratch of `arms` values.
 std::uint32_t ucb_argmax(const double* means, const double* roots, std::size_t arms, double bonus,
                          double* indices) {
-  double best = -std::numeric_limits<double>::infinity();
-#pragma omp simd reduction(max : best)
-  for (std::size_t k = 0; k < arms; ++k) {
-    indices[k] = means[k] + bonus * roots[k];
-    best = std::max(best, indices[k]);
-  }
-  std::uint32_t arm = 0;
-  while (indices[arm] != best) ++arm;
-  return arm;
+#pragma omp simd
+  for (std::size_t k = 0; k < arms; ++k) indices[k] = means[k] + bonus * roots[k];
+  return first_argmax(indices, arms);
 }
 
 // local-ucb: UCB1 at one client on its own rewards (each arm once in index
@@ -152,30 +147,15 @@ class CentralizedUcb {
   std::vector<bool> stale_;      // per arm: pulled since the last refresh
 };
 
-// A slot-by-slot algorithm without options, whose replication is `play`.
-template <sim::ReplicationResult (*play)(const sim::Cell&, std::uint64_t, std::uint64_t,
-                                         const StopToken&)>
-class SlotBySlot final : public sim::Algorithm {
- public:
-  explicit SlotBySlot(std::string_view name) : name_(name) {}
-  std::string_view name() const override { return name_; }
-  sim::Protocol protocol() const override { return sim::Protocol::slot_by_slot; }
-  // Both baselines' bonuses scale with the family's ucb_scale.
-  std::string refuses(const families::RewardFamily& rewards) const override {
-    return sim::refuses_unless_subgaussian("its bonus", rewards);
-  }
-  sim::ReplicationResult replicate(const sim::Cell& cell, std::uint64_t seed,
-                                   std::uint64_t replication,
-                                   const StopToken& stop) const override {
-    return play(cell, seed, replication, stop);
-  }
+// Both baselines' bonuses scale with the family's ucb_scale.
+std::string refuses_unless_subgaussian_bonus(const families::RewardFamily& rewards) {
+  return sim::refuses_unless_subgaussian("its bonus", rewards);
+}
 
- private:
-  std::string_view name_;
-};
-
-using LocalUcb = SlotBySlot<sim::play_apart<LocalUcbClient>>;
-using Centralized = SlotBySlot<sim::play_together<CentralizedUcb>>;
+using LocalUcb =
+    SlotBySlotBaseline<sim::play_apart<LocalUcbClient>, refuses_unless_subgaussian_bonus>;
+using Centralized =
+    SlotBySlotBaseline<sim::play_together<CentralizedUcb>, refuses_unless_subgaussian_bonus>;
 
 }  // namespace
 
@@ -187,37 +167,19 @@ sim::AlgorithmChoice centralized_ucb() {
   return [](const sim::CellContext&) { return std::make_shared<Centralized>("centralized-ucb"); };
 }
 
-namespace {
-
-// What the slot-by-slot baselines have no use for: they have no phases and
-// no exchanges, and draw every reward (sim::Cell::drawn_fidelity); the last,
-// local-ucb's own, since it plays its own rewards only.
-constexpr IgnoredKey ignores[] = {
-    {"comm_cost", "it never pays for communication"},
-    {"mode", "it draws every reward whatever the mode"},
-    {"participation.probability", "every client plays every slot"},
-    {"participation.clients", "every client plays every slot"},
-    {"participation.aggregate", "every client plays every slot"},
-    {"algorithm.alpha", "it ignores alpha"},
-};
-constexpr std::span<const IgnoredKey> local_ignores(ignores);
-constexpr auto centralized_ignores = local_ignores.first(std::size(ignores) - 1);
-
-}  // namespace
-
 namespace entries {
 
 extern const AlgorithmEntry local_ucb{"local-ucb", nullptr,
                                       [](const io::CellValues&, const sim::CellContext& cell) {
                                         return algorithms::local_ucb()(cell);
                                       },
-                                      local_ignores};
+                                      kLocalIgnores};
 extern const AlgorithmEntry centralized_ucb{
     "centralized-ucb", nullptr,
     [](const io::CellValues&, const sim::CellContext& cell) {
       return algorithms::centralized_ucb()(cell);
     },
-    centralized_ignores};
+    kCentralizedIgnores};
 
 }  // namespace entries
 }  // namespace pfmab::algorithms
