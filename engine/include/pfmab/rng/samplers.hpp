@@ -81,7 +81,13 @@ inline double gamma(pcg32& stream, double shape) {
     const double x = UnitNormal()(stream), cx = c * x;
     if (cx <= -1.0) continue;
     const double w = cx * (3.0 + cx * (3.0 + cx));  // (1 + cx)^3 - 1
-    if (std::log(uniform01(stream)) < 0.5 * x * x + d * log1p_minus(w)) return d * (1.0 + w);
+    const double u = uniform01(stream), x2 = x * x;
+    // Marsaglia and Tsang's squeeze: 1 - 0.0331 x^4 lies below the exact
+    // test's bound exp(x^2 / 2 + d log1p_minus(w)) at every x, so it accepts
+    // only what the test would, from the same draws, and spares the two
+    // logarithms in about 92% of the tries at every shape.
+    if (u < 1.0 - 0.0331 * x2 * x2) return d * (1.0 + w);
+    if (std::log(u) < 0.5 * x * x + d * log1p_minus(w)) return d * (1.0 + w);
   }
 }
 
