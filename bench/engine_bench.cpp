@@ -20,7 +20,9 @@
 #include <oneapi/tbb/task_arena.h>
 #include <pcg_random.hpp>
 
+#include "pfmab/algorithms/baselines.hpp"
 #include "pfmab/algorithms/pf_ucb.hpp"
+#include "pfmab/algorithms/thompson.hpp"
 #include "pfmab/families/family.hpp"
 #include "pfmab/families/registry.hpp"
 #include "pfmab/io/experiment.hpp"
@@ -465,6 +467,58 @@ void BM_PfAlloc_Random1000x50(benchmark::State& state) {
   replications(state, pf_alloc_cell(game, 1'000'000));
 }
 BENCHMARK(BM_PfAlloc_Random1000x50)->Iterations(2)->Unit(benchmark::kSecond)->UseRealTime();
+
+//------------------------------------------------------------------------------
+// The slot-by-slot baselines: UCB against Thompson sampling (issue 27, item 5)
+//------------------------------------------------------------------------------
+
+// One posterior draw of the family's mean after n = 1000 rewards of sum 500
+// (a mean of 0.5): Thompson sampling makes K of them per client and slot.
+template <class Family>
+void BM_PosteriorDraw(benchmark::State& state) {
+  const typename Family::Posterior posterior(pfmab::families::RewardFamily{Family::name});
+  pcg32 rng = pfmab::rng::make_stream({1, 0, 0, 0});
+  const auto n = static_cast<std::uint64_t>(state.range(0));
+  const double sum = 0.5 * static_cast<double>(n);
+  double total = 0.0;
+  for (auto _ : state) {
+    for (std::int64_t i = 0; i < kDrawsPerIteration; ++i) total += posterior.draw(n, sum, rng);
+    benchmark::DoNotOptimize(std::as_const(total));
+  }
+  count_pulls(state, state.iterations() * kDrawsPerIteration);
+}
+BENCHMARK_TEMPLATE(BM_PosteriorDraw, pfmab::families::Gaussian)->Arg(1000)->UseRealTime();
+BENCHMARK_TEMPLATE(BM_PosteriorDraw, pfmab::families::Bernoulli)->Arg(1000)->UseRealTime();
+BENCHMARK_TEMPLATE(BM_PosteriorDraw, pfmab::families::Poisson)->Arg(1000)->UseRealTime();
+BENCHMARK_TEMPLATE(BM_PosteriorDraw, pfmab::families::Exponential)->Arg(1000)->UseRealTime();
+
+// One replication of a baseline on the synthetic game (the positive one for
+// every family but Gaussian, as above), alpha = 0.5, T = 1e5, on one
+// thread; per_pull is its time over the M T rewards it draws.
+void BM_Baseline(benchmark::State& state, pfmab::sim::AlgorithmChoice (*algorithm)(),
+                 std::string_view family) {
+  pfmab::sim::CellSpec spec;
+  spec.algorithm = algorithm();
+  spec.instance = family == "gaussian" ? synthetic_instance(family) : positive_instance(family);
+  spec.alpha = 0.5;
+  spec.horizon = 100'000;
+  replications(state, pfmab::sim::Cell(spec, 0));
+}
+#define PFMAB_BASELINE(algorithm, family)                                                     \
+  BENCHMARK_CAPTURE(BM_Baseline, algorithm##_##family, pfmab::algorithms::algorithm, #family) \
+      ->Unit(benchmark::kMillisecond)                                                         \
+      ->UseRealTime()
+PFMAB_BASELINE(local_ucb, gaussian);
+PFMAB_BASELINE(local_thompson, gaussian);
+PFMAB_BASELINE(local_ucb, bernoulli);
+PFMAB_BASELINE(local_thompson, bernoulli);
+PFMAB_BASELINE(centralized_ucb, gaussian);
+PFMAB_BASELINE(centralized_thompson, gaussian);
+PFMAB_BASELINE(centralized_ucb, bernoulli);
+PFMAB_BASELINE(centralized_thompson, bernoulli);
+PFMAB_BASELINE(local_thompson, poisson);
+PFMAB_BASELINE(local_thompson, exponential);
+#undef PFMAB_BASELINE
 
 }  // namespace
 

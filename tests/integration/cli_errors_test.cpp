@@ -216,7 +216,21 @@ std::vector<ErrorCase> error_cases() {
        {"student-t rewards", "aggregated mode", "--mode per-pull"}},
       {"local_ucb_with_poisson_rewards",
        run_args({{"--rewards", "poisson"}, {"--algorithm", "local-ucb"}}),
-       {"local-ucb: its bonus assumes sub-Gaussian rewards", "poisson rewards are not"}},
+       {"local-ucb: its bonus assumes sub-Gaussian rewards",
+        "poisson rewards are not (local-kl-ucb and local-thompson run on them)"}},
+      {"local_ucb_with_student_t_rewards",
+       run_args({{"--rewards", "student-t"}, {"--mode", "per-pull"}, {"--algorithm", "local-ucb"}}),
+       {"local-ucb: its bonus assumes sub-Gaussian rewards; student-t rewards are not (pf-ucb runs "
+        "on them)"}},
+      {"local_thompson_with_student_t_rewards",
+       run_args(
+           {{"--rewards", "student-t"}, {"--mode", "per-pull"}, {"--algorithm", "local-thompson"}}),
+       {"local-thompson: it draws each arm's mean from its posterior; student-t rewards have none",
+        "no conjugate prior", "pf-ucb"}},
+      {"centralized_thompson_with_student_t_rewards",
+       run_args({{"--rewards", "student-t"}, {"--algorithm", "centralized-thompson"}}),
+       {"centralized-thompson: it draws each arm's mean from its posterior; student-t rewards have "
+        "none"}},
       {"pf_alloc_with_student_t_rewards",
        run_args({{"--rewards", "student-t"}, {"--mode", "per-pull"}, {"--algorithm", "pf-alloc"}}),
        {"pf-alloc: its planning assumes sub-Gaussian rewards", "student-t rewards are not"}},

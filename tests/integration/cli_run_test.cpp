@@ -185,6 +185,24 @@ TEST(CliRun, DigestIsTheSameAtThreadCountsOneFourTwo) {
   EXPECT_EQ(one.out, two.out);
 }
 
+// The Thompson sampling baselines draw from streams of their own besides
+// the rewards (local-thompson one per client, centralized-thompson the
+// server's): one digest on 1 and 2 threads, on Bernoulli and Poisson rewards.
+TEST(CliRun, ThompsonSamplingHasOneDigestOnOneAndTwoThreads) {
+  for (const std::string rewards : {"bernoulli", "poisson"}) {
+    SCOPED_TRACE(rewards);
+    const auto run = [&](const std::string& threads) {
+      return run_cli({"run", "--means", shared_data("synthetic_4x9.csv"), "--rewards", rewards,
+                      "--algorithm", "local-thompson,centralized-thompson", "--alpha", "0.5,1",
+                      "--horizon", "2e4", "--replications", "6", "--threads", threads, "--json"});
+    };
+    const auto one = run("1"), two = run("2");
+    ASSERT_EQ(one.exit_code, 0) << one.err;
+    ASSERT_EQ(two.exit_code, 0) << two.err;
+    EXPECT_EQ(printed_digest(one), printed_digest(two));
+  }
+}
+
 TEST(CliRun, TableByDefault) {
   const auto r = run_cli({"run", "--means", shared_data("synthetic_4x9.csv"), "--alpha", "0.5",
                           "--horizon", "20000", "--replications", "4"});

@@ -239,6 +239,8 @@ INSTANTIATE_TEST_SUITE_P(
                       std::vector<std::string>{"--preset", "authors-code", "--mode", "per-pull"},
                       std::vector<std::string>{"--algorithm", "local-ucb"},
                       std::vector<std::string>{"--algorithm", "centralized-ucb"},
+                      std::vector<std::string>{"--algorithm", "local-thompson"},
+                      std::vector<std::string>{"--algorithm", "centralized-thompson"},
                       // aggregated: phases of 4 slots, 2.5 10^11 of them
                       std::vector<std::string>{"--schedule", "constant", "--lambda", "1e-9"}));
 

@@ -13,6 +13,7 @@
 
 #include "pfmab/algorithms/baselines.hpp"
 #include "pfmab/algorithms/pf_ucb.hpp"
+#include "pfmab/algorithms/thompson.hpp"
 #include "pfmab/io/experiment.hpp"
 #include "pfmab/model/instance.hpp"
 #include "pfmab/model/means_table.hpp"
@@ -49,6 +50,8 @@ inline std::vector<sim::Cell> cells_of_experiment(std::string toml) {
 inline sim::AlgorithmChoice algorithm_named(std::string_view name) {
   if (name == "local-ucb") return algorithms::local_ucb();
   if (name == "centralized-ucb") return algorithms::centralized_ucb();
+  if (name == "local-thompson") return algorithms::local_thompson();
+  if (name == "centralized-thompson") return algorithms::centralized_thompson();
   return algorithms::pf_ucb({.enhanced = name == "pf-ucb-enhanced"});
 }
 

@@ -21,6 +21,8 @@ class Entry final : public Family {
   static_assert(F::exact_sums == SumsExactly<typename F::Sampler>,
                 "a family declares exact_sums exactly when its Sampler has sum_of and "
                 "until_below_zero");
+  static_assert(F::no_posterior.empty() == HasPosterior<F>,
+                "a family says why it has no posterior exactly when it has no Posterior");
 
  public:
   std::string_view name() const override { return F::name; }
@@ -32,6 +34,8 @@ class Entry final : public Family {
     return F::divergence(family);
   }
   std::string_view no_divergence() const override { return F::no_divergence; }
+  bool has_posterior() const override { return HasPosterior<F>; }
+  std::string_view no_posterior() const override { return F::no_posterior; }
   double subgaussian_sigma(const RewardFamily& family) const override {
     return F::subgaussian_sigma(family);
   }

@@ -76,10 +76,16 @@ Cell::Cell(CellSpec spec, std::uint64_t index)
 std::string refuses_unless_subgaussian(std::string_view what,
                                        const families::RewardFamily& rewards) {
   if (!std::isnan(rewards.subgaussian_sigma())) return {};
-  return fmt::format(
-      "{} assumes sub-Gaussian rewards; {} rewards are not (local-kl-ucb and "
-      "local-thompson run on them)",
-      what, rewards.name());
+  // What runs on them instead: kl-UCB needs the family's KL, Thompson
+  // sampling its posterior, PF-UCB neither.
+  const auto& family = rewards.family();
+  const bool kl = family.no_divergence().empty(), posterior = family.has_posterior();
+  const std::string_view instead = kl && posterior ? "local-kl-ucb and local-thompson run on them"
+                                   : posterior     ? "local-thompson runs on them"
+                                   : kl            ? "local-kl-ucb runs on them"
+                                                   : "pf-ucb runs on them";
+  return fmt::format("{} assumes sub-Gaussian rewards; {} rewards are not ({})", what,
+                     rewards.name(), instead);
 }
 
 Fidelity Cell::drawn_fidelity() const {

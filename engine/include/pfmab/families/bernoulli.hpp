@@ -57,6 +57,19 @@ struct Bernoulli {
   }
   static constexpr std::string_view no_divergence = "";
 
+  // Thompson sampling's posterior of the mean after n rewards with S
+  // successes: from the uniform prior, Beta(1 + S, 1 + n - S) (Thompson
+  // 1933; Kaufmann, Korda and Munos 2012: asymptotically optimal). Two
+  // gamma draws (rng::beta).
+  class Posterior {
+   public:
+    explicit Posterior(const RewardFamily& /*family*/) {}
+    double draw(std::uint64_t n, double sum, pcg32& stream) const {
+      return rng::beta(stream, 1.0 + sum, 1.0 + (static_cast<double>(n) - sum));
+    }
+  };
+  static constexpr std::string_view no_posterior = "";
+
   class Sampler {
    public:
     // Throws std::invalid_argument for mu outside [0, 1] (the instance

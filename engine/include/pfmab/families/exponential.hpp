@@ -61,6 +61,21 @@ struct Exponential {
   }
   static constexpr std::string_view no_divergence = "";
 
+  // Thompson sampling's posterior of the mean after n rewards of sum S: from
+  // Jeffreys' prior on the rate theta = 1 / mu (1 / theta), the rate's
+  // posterior is Gamma(n, rate S), so the mean is S / Gamma(n, 1) (Korda,
+  // Kaufmann and Munos 2013: Thompson sampling with Jeffreys' prior is
+  // asymptotically optimal for one-parameter exponential families). One
+  // gamma draw.
+  class Posterior {
+   public:
+    explicit Posterior(const RewardFamily& /*family*/) {}
+    double draw(std::uint64_t n, double sum, pcg32& stream) const {
+      return sum / rng::gamma(stream, static_cast<double>(n));
+    }
+  };
+  static constexpr std::string_view no_posterior = "";
+
   class Sampler {
    public:
     // mu in (0, 1e9]: asserted, not checked, as Gaussian's (the instance

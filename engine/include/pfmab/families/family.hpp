@@ -64,6 +64,11 @@ class Family {
   // and the KL-aware algorithms read the family through it.
   virtual std::unique_ptr<const Divergence> divergence(const RewardFamily& family) const = 0;
   virtual std::string_view no_divergence() const = 0;
+  // Whether it has a posterior of the mean that Thompson sampling can draw
+  // from (its Posterior type: registry.hpp, with_posterior); if not,
+  // `no_posterior` says why and what to use instead.
+  virtual bool has_posterior() const = 0;
+  virtual std::string_view no_posterior() const = 0;
   // sigma such that a reward is sigma-sub-Gaussian around its mean (Sec. 2's
   // assumption): what a confidence width scales with. Gaussian: sigma;
   // rewards in [0, 1]: 1/2 (Hoeffding).

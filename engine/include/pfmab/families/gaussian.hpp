@@ -58,6 +58,24 @@ struct Gaussian {
   }
   static constexpr std::string_view no_divergence = "";
 
+  // Thompson sampling's posterior of the mean after n rewards of sum S,
+  // sigma known: from the flat prior (Jeffreys' for a location), N(S / n,
+  // sigma^2 / n) (Agrawal and Goyal 2013; Korda, Kaufmann and Munos 2013:
+  // Thompson sampling with Jeffreys' prior is asymptotically optimal for
+  // one-parameter exponential families). One normal by the ziggurat.
+  class Posterior {
+   public:
+    explicit Posterior(const RewardFamily& family) : sigma_(Gaussian::sigma(family)) {}
+    double draw(std::uint64_t n, double sum, pcg32& stream) const {
+      const auto x = static_cast<double>(n);
+      return sum / x + sigma_ / std::sqrt(x) * rng::UnitNormal()(stream);
+    }
+
+   private:
+    double sigma_;
+  };
+  static constexpr std::string_view no_posterior = "";
+
   class Sampler {
    public:
     // mu finite, sigma finite and >= 0: asserted, not checked, since the

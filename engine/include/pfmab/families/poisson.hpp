@@ -56,6 +56,20 @@ struct Poisson {
   }
   static constexpr std::string_view no_divergence = "";
 
+  // Thompson sampling's posterior of the mean after n counts of sum S: from
+  // Jeffreys' prior mu^-1/2, Gamma(S + 1/2, rate n) (Korda, Kaufmann and
+  // Munos 2013: Thompson sampling with Jeffreys' prior is asymptotically
+  // optimal for one-parameter exponential families). One gamma draw, of
+  // shape 1/2 while S = 0 (rng::gamma's reduction below shape 1).
+  class Posterior {
+   public:
+    explicit Posterior(const RewardFamily& /*family*/) {}
+    double draw(std::uint64_t n, double sum, pcg32& stream) const {
+      return rng::gamma(stream, sum + 0.5) / static_cast<double>(n);
+    }
+  };
+  static constexpr std::string_view no_posterior = "";
+
   class Sampler {
    public:
     // Throws std::invalid_argument for mu outside [0, 1e9] (the instance

@@ -70,4 +70,36 @@ void with_exact_sums(const RewardFamily& family, Play&& play) {
   });
 }
 
+// A family whose mean has a posterior Thompson sampling can draw from:
+// Posterior(family) made once per client, then draw(n, S, stream), a mean
+// drawn from the posterior after n >= 1 rewards of sum S (never at n = 0,
+// where the priors may be improper). A family declares `no_posterior`
+// empty exactly when it has one (checked where it is registered,
+// registry.cpp).
+template <class F>
+concept HasPosterior = std::constructible_from<typename F::Posterior, const RewardFamily&> &&
+    requires(const typename F::Posterior& posterior, pcg32& stream, std::uint64_t n, double sum) {
+  { posterior.draw(n, sum, stream) } -> std::same_as<double>;
+};
+
+// Calls play(std::type_identity<F::Posterior>{}) for `family`'s registered
+// type F, compiled for the families with a posterior only, as
+// with_exact_sums is for exact sums: the one branch on the family, so that
+// Thompson sampling's draws inline. An algorithm that draws through it
+// refuses a family without one (sim::Algorithm::refuses); reaching one
+// here is a bug: std::logic_error. `play` returns nothing.
+template <std::size_t I = 0, class Play>
+void with_posterior(const RewardFamily& family, Play&& play) {
+  if constexpr (I == kFamilies) {
+    throw std::logic_error(std::string(family.family().display()) +
+                           " rewards have no posterior to draw means from");
+  } else {
+    using F = std::tuple_element_t<I, Registered>;
+    if constexpr (HasPosterior<F>) {
+      if (family.index() == I) return play(std::type_identity<typename F::Posterior>{});
+    }
+    with_posterior<I + 1>(family, std::forward<Play>(play));
+  }
+}
+
 }  // namespace pfmab::families

@@ -49,6 +49,10 @@ struct StudentT {
   static constexpr std::string_view no_divergence =
       "the KL divergence between two Student-t locations has no closed form, and C* needs a "
       "one-parameter exponential family";
+  // No Posterior: Thompson sampling refuses the family.
+  static constexpr std::string_view no_posterior =
+      "a Student-t location has no conjugate prior, so no posterior to draw from in closed form; "
+      "pf-ucb, whose radius reads no constant of the rewards, runs on them";
 
   class Sampler {
    public:

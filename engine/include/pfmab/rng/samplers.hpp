@@ -61,7 +61,7 @@ inline std::int64_t binomial(pcg32& stream, std::int64_t n, double mu) {
 // the tiny difference of two nearly equal numbers (|w| small).
 double log1p_minus(double w);
 
-// Gamma(shape, 1) for shape >= 1 (Marsaglia and Tsang 2000): one normal and
+// Gamma(shape, 1) for shape > 0 (Marsaglia and Tsang 2000): one normal and
 // one 53-bit uniform per try, accepted with probability above 0.95 at
 // shape 1 and tending to 1. Boost's gamma_distribution is not used: its
 // acceptance test multiplies log(x / (shape - 1)) by shape - 1, an error of
@@ -71,15 +71,32 @@ double log1p_minus(double w);
 // shape: exact up to floating point. The one rounding left is
 // d = shape - 1/3 itself, within 2^-53 of it relatively: the law drawn is
 // Gamma(d + 1/3), whose mean is off by at most 2^-22 of a standard deviation
-// at shape 2^62 (and not at all below 2^52).
+// at shape 2^62 (and not at all below 2^52). Below shape 1 (the Poisson
+// posterior's Gamma(1/2), families/poisson.hpp), Marsaglia and Tsang's own
+// reduction: Gamma(shape + 1) U^(1 / shape), one more 53-bit uniform.
 inline double gamma(pcg32& stream, double shape) {
+  if (shape < 1.0) return gamma(stream, shape + 1.0) * std::pow(uniform01(stream), 1.0 / shape);
   const double d = shape - 1.0 / 3.0, c = 1.0 / std::sqrt(9.0 * d);
   for (;;) {
     const double x = UnitNormal()(stream), cx = c * x;
     if (cx <= -1.0) continue;
     const double w = cx * (3.0 + cx * (3.0 + cx));  // (1 + cx)^3 - 1
-    if (std::log(uniform01(stream)) < 0.5 * x * x + d * log1p_minus(w)) return d * (1.0 + w);
+    const double u = uniform01(stream), x2 = x * x;
+    // Marsaglia and Tsang's squeeze: 1 - 0.0331 x^4 lies below the exact
+    // test's bound exp(x^2 / 2 + d log1p_minus(w)) at every x, so it accepts
+    // only what the test would, from the same draws, and spares the two
+    // logarithms in about 92% of the tries at every shape.
+    if (u < 1.0 - 0.0331 * x2 * x2) return d * (1.0 + w);
+    if (std::log(u) < 0.5 * x * x + d * log1p_minus(w)) return d * (1.0 + w);
   }
+}
+
+// Beta(a, b), a, b > 0, as X / (X + Y) with X ~ Gamma(a), Y ~ Gamma(b) (two
+// gamma draws, X first): the Bernoulli posterior of Thompson sampling
+// (families/bernoulli.hpp).
+inline double beta(pcg32& stream, double a, double b) {
+  const double x = gamma(stream, a);
+  return x / (x + gamma(stream, b));
 }
 
 // Poisson(lambda) draws, lambda finite and >= 0: the count, as a double (exact

@@ -1,6 +1,7 @@
 #pragma once
 
 #include <algorithm>
+#include <concepts>
 #include <cstddef>
 #include <cstdint>
 #include <span>
@@ -35,6 +36,21 @@ namespace pfmab::sim {
 ReplicationResult slot_by_slot_result(const Cell& cell, Series series,
                                       std::span<const std::uint64_t> final_counts);
 
+// A client of play_apart, or the clients of play_together, that draw random
+// numbers of their own besides the rewards (Thompson sampling's posterior
+// draws) are made with one more argument, a stream key: play_apart's client
+// m gets the key of its reward stream (seed, cell, replication, m), from
+// which it keys its own on a client slot no other stream uses (documented
+// where it is made); play_together's clients get the server's key (seed,
+// cell, replication, M), which run_phased's server draws from and no
+// slot-by-slot stream does. The others are made without it, and the draws
+// of every stream the engine makes are the same either way.
+template <class Client>
+concept KeyedClient =
+    std::constructible_from<Client, const Cell&, std::size_t, const rng::StreamKey&>;
+template <class Clients>
+concept KeyedClients = std::constructible_from<Clients, const Cell&, const rng::StreamKey&>;
+
 namespace detail {
 
 // Client m's rewards, one sampler per arm.
@@ -49,12 +65,18 @@ std::vector<Rewards> client_rewards(const model::Instance& instance, std::size_t
 // every checkpoint into `counts`, laid out as Trajectory::account_counts
 // reads them.
 template <class Client, class Rewards>
-void play_one_apart(const Cell& cell, std::size_t m, pcg32 stream, std::span<std::uint64_t> counts,
-                    const StopToken& stop) {
+void play_one_apart(const Cell& cell, std::size_t m, const rng::StreamKey& key,
+                    std::span<std::uint64_t> counts, const StopToken& stop) {
   const std::size_t clients = cell.instance().clients(), arms = cell.instance().arms();
   const auto& checkpoints = cell.checkpoints();
   const auto rewards = client_rewards<Rewards>(cell.instance(), m);
-  Client client(cell, m);
+  pcg32 stream = rng::make_stream(key);
+  Client client = [&] {
+    if constexpr (KeyedClient<Client>)
+      return Client(cell, m, key);
+    else
+      return Client(cell, m);
+  }();
   std::vector<std::uint64_t> pulls(arms, 0);
   std::size_t next = 0;  // next checkpoint
   for (std::uint64_t t = 1; t <= cell.horizon(); ++t) {
@@ -73,7 +95,7 @@ void play_one_apart(const Cell& cell, std::size_t m, pcg32 stream, std::span<std
 
 // Clients that never interact (no server, no communication). `Client` is
 // one client's state:
-//   Client(const Cell& cell, std::size_t m)
+//   Client(const Cell& cell, std::size_t m)        or (cell, m, key): KeyedClient
 //   std::uint32_t choose(std::uint64_t t)         the arm of slot t = 1, 2, ...
 //   void observe(std::uint32_t arm, double reward)
 // Each client is one oneTBB task for the whole horizon; each writes only its
@@ -92,8 +114,8 @@ ReplicationResult play_apart(const Cell& cell, std::uint64_t seed, std::uint64_t
     for (std::size_t m = 0; m < instance.clients(); ++m) {
       tasks.run([&, m] {
         families::with_sampler(instance.rewards(), [&]<class Rewards>(std::type_identity<Rewards>) {
-          detail::play_one_apart<Client, Rewards>(
-              cell, m, rng::make_stream({seed, cell.index(), replication, m}), counts, stop);
+          detail::play_one_apart<Client, Rewards>(cell, m, {seed, cell.index(), replication, m},
+                                                  counts, stop);
         });
       });
     }
@@ -107,7 +129,7 @@ ReplicationResult play_apart(const Cell& cell, std::uint64_t seed, std::uint64_t
 
 // Clients that share every statistic every slot, through a server whose
 // communication costs nothing. `Clients` is every client's state:
-//   explicit Clients(const Cell& cell)
+//   explicit Clients(const Cell& cell)                    or (cell, key): KeyedClients
 //   std::uint32_t choose(std::size_t m, std::uint64_t t)  from the rewards before slot t
 //   void observe(std::size_t m, std::uint32_t arm, double reward)
 //   void end_slot()                                       every client has observed
@@ -126,7 +148,13 @@ ReplicationResult play_together(const Cell& cell, std::uint64_t seed, std::uint6
           const auto own = detail::client_rewards<Rewards>(instance, m);
           rewards.insert(rewards.end(), own.begin(), own.end());
         }
-        Clients state(cell);
+        Clients state = [&] {
+          if constexpr (KeyedClients<Clients>) {
+            return Clients(cell, rng::StreamKey{seed, cell.index(), replication, clients});
+          } else {
+            return Clients(cell);
+          }
+        }();
         Trajectory trajectory(instance, cell.measured(), cell.checkpoints(), cell.spec().comm_cost);
         std::vector<std::uint32_t> played(clients);        // this slot's arm per client
         std::vector<std::uint64_t> pulls(clients * arms);  // per (client, arm)
