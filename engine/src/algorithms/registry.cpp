@@ -18,7 +18,9 @@ namespace pfmab::algorithms {
   X(pf_ucb_enhanced)        \
   X(local_ucb)              \
   X(centralized_ucb)        \
-  X(explore_then_commit)     \
+  X(local_kl_ucb)           \
+  X(centralized_kl_ucb)     \
+  X(explore_then_commit)    \
   X(pf_alloc)
 
 namespace entries {
