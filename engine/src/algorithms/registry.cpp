@@ -20,7 +20,7 @@ namespace pfmab::algorithms {
   X(centralized_ucb)        \
   X(local_kl_ucb)           \
   X(centralized_kl_ucb)     \
-  X(explore_then_commit)    \
+  X(explore_then_commit)     \
   X(pf_alloc)
 
 namespace entries {
