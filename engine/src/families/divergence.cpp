@@ -37,8 +37,14 @@ double move_at_slope(const Divergence& kl, double mu, double direction, double l
     if (f == 0.0) return delta;
     (f < 0.0 ? lo : hi) = delta;
     double next = delta - f / kl.curvature(mu, mu + direction * delta);
+    // Converged, to what the slope can resolve: it is read at mu + delta, a
+    // double, so a move finer than 1e-15 of |mu| cannot show. Checked before
+    // the bracket, which a last step of a rounding may leave by an ulp (and
+    // a bisection would then undo the convergence).
+    const double resolution = 1e-15 * std::max(delta, std::abs(mu));
+    if (std::abs(next - delta) <= resolution) return next;
     if (!(next > lo && next < hi)) next = 0.5 * (lo + hi);
-    if (std::abs(next - delta) <= 1e-15 * delta || hi - lo <= 1e-15 * hi) return next;
+    if (hi - lo <= resolution) return next;
     delta = next;
   }
   return delta;
