@@ -262,7 +262,7 @@ std::vector<BadExperiment> bad_experiments() {
        7,
        "algorithm.name",
        {"unknown algorithm", "'ucb1'", "pf-ucb", "pf-ucb-enhanced", "local-ucb",
-        "centralized-ucb"}},
+        "centralized-ucb", "local-kl-ucb", "centralized-kl-ucb"}},
       {"unknown_preset",
        small({"[algorithm]", "preset = \"authors\""}),
        7,

@@ -220,23 +220,25 @@ class CentralizedKlUcb {
       return s - root;
     };
 
+    // nowhere to move (every mean at the top of its range, or known)
+    double at = 0.0, reachable = 0.0;
+    for (std::size_t n = 0; n < clients_; ++n) {
+      const std::size_t i = n * arms_ + k;
+      at += weight(m, n) * stats_.mean(i);
+      reachable += weight(m, n) * (stats_.index(i) - stats_.mean(i));
+    }
+    if (!(reachable > 0.0)) return at;
     if (!(nu > 0.0)) {
       // the quadratic approximation's nu (exact for Gaussian rewards):
       // sum_n T_n KL_n ~ nu^2 / 2 sum_n w_n^2 / (T_n KL''(mu_n, mu_n))
-      double spread = 0.0, reachable = 0.0;
+      double spread = 0.0;
       for (std::size_t n = 0; n < clients_; ++n) {
         const std::size_t i = n * arms_ + k;
         const double w = weight(m, n), mu = stats_.mean(i);
         const double c = kl_->curvature(mu, mu);
-        if (c > 0.0 && std::isfinite(c))
+        if (c > 0.0 && std::isfinite(c)) {
           spread += w * w / (static_cast<double>(stats_.pulls(i)) * c);
-        reachable += w * (stats_.index(i) - mu);
-      }
-      // nowhere to move (every mean at the top of its range)
-      if (!(reachable > 0.0)) {
-        double at = 0.0;
-        for (std::size_t n = 0; n < clients_; ++n) at += weight(m, n) * stats_.mean(n * arms_ + k);
-        return at;
+        }
       }
       nu = spread > 0.0 ? std::sqrt(2.0 * level_ / spread) : 1.0;
     }

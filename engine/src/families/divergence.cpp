@@ -59,11 +59,16 @@ double upper_confidence_mean(const Divergence& kl, double mu, double level, doub
   // 2 mu) it climbs to it from the left. Either way the bracket catches a
   // step that leaves it.
   double lo = mu, hi = high;
+  // An infinite curvature is a law no other mean comes near (noiseless
+  // Gaussian rewards): the mean is known.
+  const double curvature = kl.curvature(mu, mu);
+  if (curvature == kInfinity) return mu;
   double q = guess;
   if (!(q > mu && q < high)) {
     // The quadratic approximation KL ~ (q - mu)^2 / (2 V(mu)), exact for
-    // Gaussian rewards; where it says nothing (V(mu) = 0), a unit step.
-    double width = std::sqrt(2.0 * level / kl.curvature(mu, mu));
+    // Gaussian rewards; where it says nothing (V(mu) = 0 at an end of the
+    // range), a unit step.
+    double width = std::sqrt(2.0 * level / curvature);
     if (!(width > 0.0 && std::isfinite(width))) width = std::max(std::abs(mu), 1.0);
     q = mu + width < high ? mu + width : mu + 0.5 * (high - mu);
   }
