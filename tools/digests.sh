@@ -2,8 +2,7 @@
 # Prints the digest of every run the README and results/ quote, and of runs
 # down the engine's other paths (Bernoulli rewards, sigma 0.7 and 0, both
 # modes and presets, the enhanced lengths, the baselines and their kl-UCB
-# versions, partial
-# participation), one line each ("WHAT DIGEST"), with the release build's
+# versions, partial participation), one line each ("WHAT DIGEST"), with the release build's
 # pfmab (build/pfmab): record it before a refactor and compare after, since
 # a refactor changes no result. Most of its time is results/tight-bound's two
 # runs, about 10 minutes each on 2 cores.
