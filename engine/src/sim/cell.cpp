@@ -77,8 +77,8 @@ std::string refuses_unless_subgaussian(std::string_view what,
                                        const families::RewardFamily& rewards) {
   if (!std::isnan(rewards.subgaussian_sigma())) return {};
   return fmt::format(
-      "{} assumes sub-Gaussian rewards; {} rewards are not (local-kl-ucb and "
-      "local-thompson run on them)",
+      "{} assumes sub-Gaussian rewards; {} rewards are not (local-kl-ucb and local-thompson "
+      "run on them, centralized-kl-ucb where their KL is convex)",
       what, rewards.name());
 }
 
