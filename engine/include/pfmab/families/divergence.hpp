@@ -53,8 +53,9 @@ double slope_along(const Divergence& kl, double mu, double direction, double del
 // which slope_along is `slope`; `limit` if the slope there is still below, 0
 // for a slope <= 0. KL(mu, .) must be convex over the moves considered (the
 // slope rising in delta). Safeguarded Newton from `guess` (a previous move,
-// or anything outside (0, limit) for none), to 1e-15 relative. Shared by
-// the C* program's alternatives (theory) and centralized-kl-ucb.
+// or anything outside (0, limit) for none), to 1e-15 of max(delta, |mu|)
+// (what a slope read at mu + delta resolves). Shared by the C* program's
+// alternatives (theory) and centralized-kl-ucb.
 double move_at_slope(const Divergence& kl, double mu, double direction, double limit, double slope,
                      double guess);
 
@@ -66,9 +67,10 @@ double move_at_slope(const Divergence& kl, double mu, double direction, double l
 // (it does for every natural exponential family: its slope is
 // (q - mu) / V(q) > 0), not be convex there. Safeguarded Newton, bracketed
 // (by doubling on an unbounded range), to 1e-12 relative to q - mu: the
-// index policies need only the order of the indices. `guess`, a q at which
-// KL(mu, q) <= level is known (the arm's index at a smaller level), saves
-// the bracketing and most steps; NaN for none.
+// index policies need only the order of the indices. `guess`, a start near
+// the root (the arm's last index), saves the bracketing and most steps;
+// NaN, or anything outside (mu, high_mean()), for none. A law no other mean
+// comes near (infinite curvature at mu: noiseless Gaussian rewards) has mu.
 double upper_confidence_mean(const Divergence& kl, double mu, double level,
                              double guess = std::numeric_limits<double>::quiet_NaN());
 
