@@ -14,6 +14,7 @@
 #include <limits>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <fmt/format.h>
@@ -80,6 +81,7 @@ class KlIndices {
   }
 
   std::uint64_t pulls(std::size_t i) const { return pulls_[i]; }
+  double sum(std::size_t i) const { return sums_[i]; }
   double mean(std::size_t i) const { return means_[i]; }
   double index(std::size_t i) const { return indices_[i]; }
 
@@ -143,6 +145,8 @@ class CentralizedKlUcb {
         stats_(*kl_, clients_ * arms_),
         starts_(clients_ * arms_, 0.0),
         multipliers_(clients_ * arms_, kNone),
+        solved_at_(clients_ * arms_, kNone),
+        derivatives_(clients_ * arms_, kNone),
         moves_(clients_ * arms_ * clients_, kNone),
         indices_(arms_) {}
 
@@ -163,11 +167,7 @@ class CentralizedKlUcb {
     for (std::size_t k = 0; k < arms_; ++k) indices_[k] = region_max(m, k);
     std::uint32_t best = first_argmax(indices_.data(), arms_);
     for (std::uint32_t b = 0; b < best; ++b) {
-      bool same = true;
-      for (std::size_t n = 0; n < clients_ && same; ++n) {
-        same = stats_.same(n * arms_ + b, n * arms_ + best);
-      }
-      if (same) {
+      if (same_region(m, b, best)) {
         best = b;
         break;
       }
@@ -180,6 +180,8 @@ class CentralizedKlUcb {
     const std::size_t i = m * arms_ + arm;
     stats_.observe(i, reward);
     starts_[i] = starting_slope(*kl_, stats_.mean(i));
+    // arm k's region moved for every client: its last solve is only a start
+    for (std::size_t n = 0; n < clients_; ++n) solved_at_[n * arms_ + arm] = kNone;
   }
 
   void end_slot() {}
@@ -187,17 +189,52 @@ class CentralizedKlUcb {
  private:
   double weight(std::size_t m, std::size_t n) const { return n == m ? alpha_ + shared_ : shared_; }
 
+  // What a pair puts in a region: its statistics, or only its mean where
+  // that is the top of the range (a Bernoulli mean of 1: lambda = 1 at any
+  // number of pulls).
+  std::pair<std::uint64_t, double> term(std::size_t i) const {
+    if (stats_.mean(i) >= kl_->high_mean()) return {0, stats_.mean(i)};
+    return {stats_.pulls(i), stats_.sum(i)};
+  }
+
+  // Whether client m's regions of arms a and b are the same: the same term
+  // at client m (weight alpha + shared; at alpha = 0 it weighs as the
+  // others) and the same terms, in any order, at the clients of weight
+  // shared. Then their indices are equal, whatever last bits the solves
+  // from different starts left: a tie, to the lowest arm.
+  bool same_region(std::size_t m, std::uint32_t a, std::uint32_t b) {
+    const std::size_t own = alpha_ > 0.0 ? m : clients_;
+    if (own < clients_ && term(own * arms_ + a) != term(own * arms_ + b)) return false;
+    others_a_.clear();
+    others_b_.clear();
+    for (std::size_t n = 0; n < clients_; ++n) {
+      if (n == own) continue;
+      others_a_.push_back(term(n * arms_ + a));
+      others_b_.push_back(term(n * arms_ + b));
+    }
+    std::sort(others_a_.begin(), others_a_.end());
+    std::sort(others_b_.begin(), others_b_.end());
+    return others_a_ == others_b_;
+  }
+
   // U_{k,m}(t), by safeguarded Newton on h(nu) = sqrt(sum_n T_n KL(mu_n,
   // lambda_n(nu))) - sqrt(log t), from the last slot's nu. h is linear in nu
   // for Gaussian rewards (one step closes it), near-linear for the others.
+  // Where no client pulled arm k since, h at the last nu is known without
+  // evaluating it: the last solve's residual (within the tolerance, taken
+  // as 0) plus the change of sqrt(log t); so is its derivative: the first
+  // Newton step is free.
   double region_max(std::size_t m, std::size_t k) {
     double& nu = multipliers_[m * arms_ + k];
+    double& solved_at = solved_at_[m * arms_ + k];
     double* moves = &moves_[(m * arms_ + k) * clients_];
     const double root = std::sqrt(level_);
-    double mixed = 0.0, derivative = 0.0;
-    // h at x; sets the moves, the mixed mean they give and dh/dx
+    double mixed = 0.0, information = 0.0, derivative = 0.0;
+    // h at x; sets the moves, the mixed mean and information they give, and
+    // dh/dx
     const auto h = [&](double x) {
-      double information = 0.0, spread = 0.0;
+      double spread = 0.0;
+      information = 0.0;
       mixed = 0.0;
       for (std::size_t n = 0; n < clients_; ++n) {
         const std::size_t i = n * arms_ + k;
@@ -241,18 +278,40 @@ class CentralizedKlUcb {
         }
       }
       nu = spread > 0.0 ? std::sqrt(2.0 * level_ / spread) : 1.0;
+    } else if (solved_at > 0.0 && derivatives_[m * arms_ + k] > 0.0) {
+      nu += (root - solved_at) / derivatives_[m * arms_ + k];
     }
+    // the bracket's ends, their mixed means and information (nu = 0: no move)
     double lo = 0.0, hi = kInfinity;
+    double mixed_lo = at, mixed_hi = kNone, information_lo = 0.0, information_hi = kNone;
     for (int step = 0; step < kMaxSteps; ++step) {
       const double f = h(nu);
       if (std::abs(f) <= kRegionTolerance * root) break;
-      (f < 0.0 ? lo : hi) = nu;
+      if (f < 0.0) {
+        lo = nu;
+        mixed_lo = mixed;
+        information_lo = information;
+      } else {
+        hi = nu;
+        mixed_hi = mixed;
+        information_hi = information;
+      }
       double next = derivative > 0.0 ? nu - f / derivative : kInfinity;
       if (!(next > lo && next < hi)) next = std::isinf(hi) ? 2.0 * nu : 0.5 * (lo + hi);
-      // a kink (a move reaching its bound): the bracket closes on it
-      if (std::isfinite(hi) && hi - lo <= 1e-15 * hi) break;
+      if (std::isfinite(hi) && hi - lo <= 1e-15 * hi) {
+        // h jumps across 0: a linear KL (the Poisson KL(0, q) = q) moves
+        // its mean all at once at its one slope, or a move reached its
+        // bound. The maximum lies between the ends' moves (they differ only
+        // in the jumping terms, whose information is linear in them), where
+        // the information meets the level.
+        const double share = (level_ - information_lo) / (information_hi - information_lo);
+        mixed = mixed_lo + share * (mixed_hi - mixed_lo);
+        break;
+      }
       nu = next;
     }
+    solved_at = root;
+    derivatives_[m * arms_ + k] = derivative;
     return mixed;
   }
 
@@ -266,8 +325,11 @@ class CentralizedKlUcb {
   std::vector<double> starts_;       // per (client, arm): starting_slope at its mean
   std::uint32_t common_ = 0;         // at alpha = 0, client 0's choice this slot
   std::vector<double> multipliers_;  // per (client, arm): nu at the last solve
+  std::vector<double> solved_at_;    // per (client, arm): its sqrt(log t); NaN once arm k moved
+  std::vector<double> derivatives_;  // per (client, arm): dh/dnu there
   std::vector<double> moves_;        // per (client, arm, client n): delta_n then
   std::vector<double> indices_;      // scratch: client m's U_{k,m}
+  std::vector<std::pair<std::uint64_t, double>> others_a_, others_b_;  // scratch of same_region
 };
 
 // Both read the family's divergence.
