@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Prints the digest of every run the README and results/ quote, and of runs
 # down the engine's other paths (Bernoulli rewards, sigma 0.7 and 0, both
-# modes and presets, the enhanced lengths, the UCB and Thompson baselines, partial
-# participation), one line each ("WHAT DIGEST"), with the release build's
+# modes and presets, the enhanced lengths, the UCB, kl-UCB and Thompson baselines,
+# partial participation), one line each ("WHAT DIGEST"), with the release build's
 # pfmab (build/pfmab): record it before a refactor and compare after, since
 # a refactor changes no result. Most of its time is results/tight-bound's two
 # runs, about 10 minutes each on 2 cores.
@@ -41,6 +41,10 @@ for rewards in "bernoulli" "gaussian --sigma 0.7" "gaussian --sigma 0"; do
   # shellcheck disable=SC2086
   run "baselines-${rewards// /}" --means $data/synthetic_4x9.csv --rewards $rewards \
     --alpha 0.2,1 --horizon 2e4 --replications 40 --seed 4 --algorithm local-ucb,centralized-ucb
+  # shellcheck disable=SC2086
+  run "kl-baselines-${rewards// /}" --means $data/synthetic_4x9.csv --rewards $rewards \
+    --alpha 0.2,1 --horizon 2e4 --replications 40 --seed 4 \
+    --algorithm local-kl-ucb,centralized-kl-ucb
 done
 for rewards in bernoulli gaussian poisson exponential; do
   run "thompson-$rewards" --means $data/synthetic_4x9.csv --rewards $rewards --alpha 0.2,1 \

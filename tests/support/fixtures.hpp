@@ -12,6 +12,7 @@
 #include <gtest/gtest.h>
 
 #include "pfmab/algorithms/baselines.hpp"
+#include "pfmab/algorithms/kl_ucb.hpp"
 #include "pfmab/algorithms/pf_ucb.hpp"
 #include "pfmab/algorithms/thompson.hpp"
 #include "pfmab/io/experiment.hpp"
@@ -50,6 +51,8 @@ inline std::vector<sim::Cell> cells_of_experiment(std::string toml) {
 inline sim::AlgorithmChoice algorithm_named(std::string_view name) {
   if (name == "local-ucb") return algorithms::local_ucb();
   if (name == "centralized-ucb") return algorithms::centralized_ucb();
+  if (name == "local-kl-ucb") return algorithms::local_kl_ucb();
+  if (name == "centralized-kl-ucb") return algorithms::centralized_kl_ucb();
   if (name == "local-thompson") return algorithms::local_thompson();
   if (name == "centralized-thompson") return algorithms::centralized_thompson();
   return algorithms::pf_ucb({.enhanced = name == "pf-ucb-enhanced"});

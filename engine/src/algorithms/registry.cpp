@@ -18,6 +18,8 @@ namespace pfmab::algorithms {
   X(pf_ucb_enhanced)        \
   X(local_ucb)              \
   X(centralized_ucb)        \
+  X(local_kl_ucb)           \
+  X(centralized_kl_ucb)     \
   X(local_thompson)         \
   X(centralized_thompson)   \
   X(explore_then_commit)     \

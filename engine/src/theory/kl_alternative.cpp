@@ -14,37 +14,6 @@ constexpr int kMaxSteps = 200;
 // it leaves unaccounted for, eta times it, is corrected for to first order.
 constexpr double kLeadTolerance = 1e-14;
 
-// d KL / d delta for a move delta of mu in `direction`; NaN (a pole at the
-// range's end) as +inf.
-double slope_at(const families::Divergence& kl, double mu, double direction, double delta) {
-  const double g = direction * kl.slope(mu, mu + direction * delta);
-  return std::isnan(g) ? kInfinity : g;
-}
-
-// The move delta >= 0 of a mean mu in `direction` at which the divergence's
-// slope in delta is `slope`, within [0, limit]; `limit` if the slope there is
-// still below.
-double move_at_slope(const families::Divergence& kl, double mu, double direction, double limit,
-                     double slope, double guess) {
-  if (!(slope > 0.0)) return 0.0;
-  const double at_limit = slope_at(kl, mu, direction, limit);
-  if (at_limit <= slope) return limit;
-  // The slope rises from 0 at delta = 0 (the divergence is convex): a root in
-  // (0, limit), kept bracketed.
-  double lo = 0.0, hi = limit;
-  double delta = guess > 0.0 && guess < limit ? guess : 0.5 * limit;
-  for (int step = 0; step < kMaxSteps; ++step) {
-    const double f = slope_at(kl, mu, direction, delta) - slope;
-    if (f == 0.0) return delta;
-    (f < 0.0 ? lo : hi) = delta;
-    double next = delta - f / kl.curvature(mu, mu + direction * delta);
-    if (!(next > lo && next < hi)) next = 0.5 * (lo + hi);
-    if (std::abs(next - delta) <= 1e-15 * delta || hi - lo <= 1e-15 * hi) return next;
-    delta = next;
-  }
-  return delta;
-}
-
 }  // namespace
 
 void solve_alternative(const families::Divergence& kl, std::span<const double> x,
@@ -60,7 +29,8 @@ void solve_alternative(const families::Divergence& kl, std::span<const double> x
     for (auto& t : terms) {
       const double x_n = x[t.variable];
       const double limit = std::min(t.reach, 2.0 * gap / t.weight);
-      t.move = move_at_slope(kl, t.mean, t.direction, limit, eta * t.weight / x_n, t.move);
+      t.move =
+          families::move_at_slope(kl, t.mean, t.direction, limit, eta * t.weight / x_n, t.move);
       t.at_reach = t.move >= limit;
       sum += t.weight * t.move;
       t.curvature = kl.curvature(t.mean, t.mean + t.direction * t.move);
@@ -128,7 +98,7 @@ void solve_alternative(const families::Divergence& kl, std::span<const double> x
   for (auto& t : terms) {
     const double lambda = t.mean + t.direction * t.move;
     t.divergence = t.move > 0.0 ? kl(t.mean, lambda) : 0.0;
-    t.slope = slope_at(kl, t.mean, t.direction, t.move);
+    t.slope = families::slope_along(kl, t.mean, t.direction, t.move);
     t.curvature = kl.curvature(t.mean, lambda);
     value += x[t.variable] * t.divergence;
   }

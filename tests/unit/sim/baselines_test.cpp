@@ -276,7 +276,8 @@ TEST(Baselines, ReportNoCommunicationEveryRewardAndTheMostPulledArm) {
 }
 
 TEST(Baselines, SameKeySameResultOtherKeyOtherResult) {
-  for (const std::string_view algorithm : {"local-ucb", "centralized-ucb"}) {
+  for (const std::string_view algorithm :
+       {"local-ucb", "centralized-ucb", "local-kl-ucb", "centralized-kl-ucb"}) {
     const Cell cell(spec_of(synthetic_instance(), algorithm, 0.5, 5'000), 0);
     const auto first = digest_of(run_replication(cell, 5, 3));
     EXPECT_EQ(digest_of(run_replication(cell, 5, 3)), first);
@@ -287,7 +288,8 @@ TEST(Baselines, SameKeySameResultOtherKeyOtherResult) {
 }
 
 TEST(Baselines, DrawEveryRewardInEitherFidelity) {
-  for (const std::string_view algorithm : {"local-ucb", "centralized-ucb"}) {
+  for (const std::string_view algorithm :
+       {"local-ucb", "centralized-ucb", "local-kl-ucb", "centralized-kl-ucb"}) {
     auto s = spec_of(synthetic_instance(), algorithm, 0.5, 5'000);
     s.fidelity = Fidelity::per_pull;
     const auto per_pull = run_replication(Cell(s, 0), 2, 0);

@@ -37,6 +37,41 @@ class Divergence {
   // one, whose program the closed-form solver takes (docs/allocation.md);
   // NaN otherwise.
   virtual double quadratic_sigma() const { return std::numeric_limits<double>::quiet_NaN(); }
+
+  // Whether KL(mu, .) is convex on all of [mu, high_mean()] for every mu, so
+  // that a region sum_n T_n KL(mu_n, lambda_n) <= level is convex and its
+  // largest weighted sum of means is found by its multiplier
+  // (centralized-kl-ucb). The exponential family's is concave past 2 mu.
+  virtual bool convex_above_mean() const { return true; }
 };
+
+// d KL(mu, mu + direction delta) / d delta, direction +1 (up) or -1 (down);
+// NaN (a pole at the range's end) as +inf.
+double slope_along(const Divergence& kl, double mu, double direction, double delta);
+
+// The move delta in [0, limit] (limit finite) of a mean mu in `direction` at
+// which slope_along is `slope`; `limit` if the slope there is still below, 0
+// for a slope <= 0. KL(mu, .) must be convex over the moves considered (the
+// slope rising in delta). Safeguarded Newton from `guess` (a previous move,
+// or anything outside (0, limit) for none), to 1e-15 of max(delta, |mu|)
+// (what a slope read at mu + delta resolves). Shared by the C* program's
+// alternatives (theory) and centralized-kl-ucb.
+double move_at_slope(const Divergence& kl, double mu, double direction, double limit, double slope,
+                     double guess);
+
+// The upper confidence mean of kl-UCB (Garivier & Cappe 2011; Cappe,
+// Garivier, Maillard, Munos & Stoltz 2013): the largest q in
+// [mu, high_mean()] with KL(mu, q) <= level; mu at level <= 0, high_mean()
+// where even it is within the level (mu at the top of a bounded range, as a
+// Bernoulli mean of 1). KL(mu, .) need only increase on [mu, high_mean())
+// (it does for every natural exponential family: its slope is
+// (q - mu) / V(q) > 0), not be convex there. Safeguarded Newton, bracketed
+// (by doubling on an unbounded range), to 1e-12 relative to q - mu: the
+// index policies need only the order of the indices. `guess`, a start near
+// the root (the arm's last index), saves the bracketing and most steps;
+// NaN, or anything outside (mu, high_mean()), for none. A law no other mean
+// comes near (infinite curvature at mu: noiseless Gaussian rewards) has mu.
+double upper_confidence_mean(const Divergence& kl, double mu, double level,
+                             double guess = std::numeric_limits<double>::quiet_NaN());
 
 }  // namespace pfmab::families

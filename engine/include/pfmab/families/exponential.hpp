@@ -53,6 +53,8 @@ struct Exponential {
     double curvature(double mu, double lambda) const override {
       return (2.0 * mu - lambda) / (lambda * lambda * lambda);
     }
+    // concave past lambda = 2 mu (the curvature above)
+    bool convex_above_mean() const override { return false; }
     double low_mean() const override { return 0.0; }
     double high_mean() const override { return std::numeric_limits<double>::infinity(); }
   };
