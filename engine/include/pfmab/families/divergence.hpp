@@ -33,6 +33,12 @@ class Divergence {
   virtual double low_mean() const = 0;
   virtual double high_mean() const = 0;
 
+  // Whether KL(mu, .) is convex in lambda over the whole range for every mu
+  // (the Gaussian, Bernoulli and Poisson divergences; the exponential one is
+  // concave past 2 mu): finding an alternative by its multiplier needs it
+  // (theory::kl_optimal_allocation, pf-alloc's plan).
+  virtual bool convex() const { return true; }
+
   // sigma if the divergence is (lambda - mu)^2 / (2 sigma^2), the Gaussian
   // one, whose program the closed-form solver takes (docs/allocation.md);
   // NaN otherwise.

@@ -55,6 +55,7 @@ struct Exponential {
     }
     double low_mean() const override { return 0.0; }
     double high_mean() const override { return std::numeric_limits<double>::infinity(); }
+    bool convex() const override { return false; }  // its curvature is negative past 2 mu
   };
   static std::unique_ptr<const Divergence> divergence(const RewardFamily& /*family*/) {
     return std::make_unique<Kl>();
