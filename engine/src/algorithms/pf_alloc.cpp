@@ -267,7 +267,8 @@ class AllocState final : public sim::PhasedState {
         const double mean = reported_sums_[n * arms_ + k] / static_cast<double>(count);
         local_means_[n * arms_ + k] = mean;
         reported_means += mean;
-        arm.inverse_counts += reward_variance(mean) / static_cast<double>(count);
+        arm.inverse_counts +=
+            reward_variance(mean, static_cast<double>(count)) / static_cast<double>(count);
       }
       // a client that has not reported arm k yet (partial participation)
       // takes the reporting clients' average
@@ -412,7 +413,7 @@ class AllocState final : public sim::PhasedState {
       const double own = local_means_[m * arms_ + k];
       means[k] = beta * own + gamma * (arm.means - own);
       const auto count = static_cast<double>(reported_counts_[m * arms_ + k]);
-      const double own_inverse = count > 0.0 ? reward_variance(own) / count : 0.0;
+      const double own_inverse = count > 0.0 ? reward_variance(own, count) / count : 0.0;
       const std::size_t others_unreported = arm.unreported - (count > 0.0 ? 0 : 1);
       if ((beta > 0.0 && count == 0.0) || (gamma > 0.0 && others_unreported > 0)) {
         variances[k] = std::numeric_limits<double>::infinity();
@@ -522,13 +523,21 @@ class AllocState final : public sim::PhasedState {
     }
   }
 
-  // The variance of one reward of mean `mean`, in units of variance_unit_:
-  // 1 for Gaussian rewards; with a KL, 1 / KL''(mean, mean), the Fisher
-  // information's inverse, the variance of a natural exponential family at
-  // its mean (Bernoulli mu (1 - mu)), 0 at the range's ends.
-  double reward_variance(double mean) const {
+  // The variance of one reward at the estimate `mean` of `count` pulls, in
+  // units of variance_unit_: 1 for Gaussian rewards; with a KL, 1 /
+  // KL''(mu, mu), the Fisher information's inverse, the variance of a
+  // natural exponential family at its mean (Bernoulli mu (1 - mu)). An
+  // estimate at the range's end (all successes, all failures, no Poisson
+  // event) is taken 1 / (2 N) inside it, half a pull's worth, as the
+  // Krichevsky-Trofimov estimator (s + 1/2) / (N + 1) moves it: its variance
+  // there is 0, and a risk of 0 (end_phase) would let a phase exploit a
+  // chance tie at the end (a Bernoulli arm of mean 0.9 seen 20 times a
+  // success beside one of mean 1) for as long as the horizon.
+  double reward_variance(double mean, double count) const {
     if (!kl_) return 1.0;
-    const double curvature = kl_->curvature(mean, mean);
+    const double inside = 0.5 / count;
+    const double mu = std::clamp(mean, kl_->low_mean() + inside, kl_->high_mean() - inside);
+    const double curvature = kl_->curvature(mu, mu);
     return curvature > 0.0 ? 1.0 / curvature : 0.0;
   }
 
@@ -697,11 +706,12 @@ class PfAlloc final : public sim::Algorithm {
   // planning_cost).
   static constexpr double kPhasePerClientArm = 620.0;
   // The same with the KL program (a dense barrier method: a Bernoulli
-  // replication of the synthetic game costs 500 times a Gaussian one): fitted on 2026-11-28 to
-  // Bernoulli replications of the synthetic game at alpha 0.5, 55 ms at T = 10^6 and 68 ms at 10^10
-  // (processor time of -R 50 --threads 1), which it puts at 43 ms (-22%)
-  // and 90 ms (+32%). Its solve grows faster than M K on larger games.
-  static constexpr double kKlPhasePerClientArm = 100'000.0;
+  // replication of the synthetic game costs about 775 times a Gaussian
+  // one): fitted on 2026-11-28 to Bernoulli replications of the synthetic
+  // game at alpha 0.5, 74 ms at T = 10^6 and 104 ms at 10^10 (processor
+  // time of -R 50 --threads 1), which it puts at 60 ms (-19%) and 126 ms
+  // (+21%). Its solve grows faster than M K on larger games.
+  static constexpr double kKlPhasePerClientArm = 140'000.0;
 
   AllocParams params_;
 };
