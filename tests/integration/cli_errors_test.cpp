@@ -248,7 +248,13 @@ std::vector<ErrorCase> error_cases() {
        "0.1,0.2\n0.4,0.5\n"},
       {"pf_alloc_with_student_t_rewards",
        run_args({{"--rewards", "student-t"}, {"--mode", "per-pull"}, {"--algorithm", "pf-alloc"}}),
-       {"pf-alloc: its planning assumes sub-Gaussian rewards", "student-t rewards are not"}},
+       {"pf-alloc: it plans with the rewards' KL divergence, which Student-t rewards lack",
+        "no closed form"}},
+      {"pf_alloc_with_exponential_rewards",
+       run_on_file({{"--rewards", "exponential"}, {"--algorithm", "pf-alloc"}}),
+       {"pf-alloc: it plans with the rewards' KL divergence", "convex in the mean",
+        "exponential one is not"},
+       "0.1,0.2\n0.4,0.5\n"},
 
       // T < 1 and other bad horizons
       {"horizon_zero", run_args({{"--horizon", "0"}}), {"horizon"}},

@@ -343,7 +343,7 @@ std::string refuses_without_divergence(const families::RewardFamily& rewards) {
 // the region convex.
 std::string refuses_nonconvex_region(const families::RewardFamily& rewards) {
   if (auto refusal = refuses_without_divergence(rewards); !refusal.empty()) return refusal;
-  if (rewards.divergence()->convex_above_mean()) return {};
+  if (rewards.divergence()->convex()) return {};
   return fmt::format(
       "its confidence region needs KL(mu, q) convex in q; for {} rewards it is not past 2 mu, so "
       "the region's largest mixed mean is not found by its multiplier (local-kl-ucb runs on them)",

@@ -19,6 +19,12 @@
 // estimated best arm's mixed mean exceeds every other's by the width
 // sqrt(2 (V_k + V_best) log T), V the variance of the mixed estimator.
 //
+// Gaussian rewards are planned by the closed-form program at their sigma.
+// Every other family with a KL divergence is planned by the KL program
+// (theory::kl_optimal_allocation), and its estimates are told apart by the
+// generalized likelihood ratio of the same alternatives in place of the
+// width (docs/pf-alloc.md, "Other reward families").
+//
 // This file is the whole algorithm; registering it is the line X(pf_alloc)
 // in registry.cpp.
 
@@ -26,10 +32,12 @@
 #include <array>
 #include <cmath>
 #include <limits>
+#include <memory>
 #include <numbers>
 #include <numeric>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <fmt/format.h>
@@ -38,6 +46,9 @@
 #include "pfmab/model/mixed_model.hpp"
 #include "pfmab/sim/phased.hpp"
 #include "pfmab/theory/allocation.hpp"
+#include "pfmab/theory/games.hpp"
+#include "pfmab/theory/kl_allocation.hpp"
+#include "pfmab/theory/kl_alternative.hpp"
 #include "pfmab/util/error.hpp"
 
 namespace pfmab::algorithms {
@@ -92,6 +103,26 @@ constexpr double kReplanShare = 0.1;
 // at stake, the exchanges only refresh x_hat (docs/pf-alloc.md).
 constexpr double kFixedGrowth = 2.0;
 
+// The family's KL divergence where it is not the Gaussian one (whose
+// program the closed-form solver takes), else nullptr. A family with none,
+// or whose KL is not convex, is refused first (PfAlloc::refuses).
+std::unique_ptr<const families::Divergence> kl_divergence(const families::RewardFamily& rewards) {
+  auto kl = rewards.divergence();
+  if (kl && !std::isnan(kl->quadratic_sigma())) kl.reset();
+  return kl;
+}
+
+// Whether pf-alloc plans a game of `clients` x `arms` with `rewards` by the
+// KL program: a family with a KL other than the Gaussian one, unless the
+// game has more pulls to plan than the KL program's dense solver takes in
+// good time (theory::kMaxKlVariables) and the rewards are sub-Gaussian;
+// then the Gaussian program plans at their sigma (Bernoulli: 1/2), sound
+// but not tight (docs/pf-alloc.md, "Other reward families").
+bool plans_with_kl(const families::RewardFamily& rewards, std::size_t clients, std::size_t arms) {
+  return kl_divergence(rewards) != nullptr && (clients * (arms - 1) <= theory::kMaxKlVariables ||
+                                               std::isnan(rewards.subgaussian_sigma()));
+}
+
 struct AllocParams {
   double margin = 0.2;
   std::uint64_t initial_pulls = 20;
@@ -106,15 +137,19 @@ class AllocState final : public sim::PhasedState {
         clients_(cell.instance().clients()),
         arms_(cell.instance().arms()),
         horizon_(cell.horizon()),
-        // the Gaussian program plans with the rewards' sub-Gaussian sigma:
-        // 1/2 for Bernoulli rewards (docs/pf-alloc.md)
+        kl_(kl_divergence(cell.instance().rewards())),
+        // the Gaussian program plans with the rewards' sigma (plans_with_kl)
         sigma_(cell.instance().rewards().subgaussian_sigma()),
+        kl_plan_(plans_with_kl(cell.instance().rewards(), clients_, arms_)),
+        variance_unit_(kl_ ? 1.0 : sigma_ * sigma_),
         comm_cost_(cell.spec().comm_cost),
         every_arm_(arms_),
         counts_(clients_ * arms_, 0),
         sums_(clients_ * arms_, 0.0),
         reported_counts_(clients_ * arms_, 0),
         reported_sums_(clients_ * arms_, 0.0),
+        reported_pulls_(kl_ ? clients_ * arms_ : 0, 0.0),
+        tests_(kl_ ? clients_ : 0),
         local_means_(clients_ * arms_, 0.0),
         totals_(arms_),
         explore_(clients_ * arms_, 0),
@@ -232,7 +267,8 @@ class AllocState final : public sim::PhasedState {
         const double mean = reported_sums_[n * arms_ + k] / static_cast<double>(count);
         local_means_[n * arms_ + k] = mean;
         reported_means += mean;
-        arm.inverse_counts += 1.0 / static_cast<double>(count);
+        arm.inverse_counts +=
+            reward_variance(mean, static_cast<double>(count)) / static_cast<double>(count);
       }
       // a client that has not reported arm k yet (partial participation)
       // takes the reporting clients' average
@@ -241,6 +277,9 @@ class AllocState final : public sim::PhasedState {
       for (std::size_t n = 0; n < clients_; ++n) {
         if (reported_counts_[n * arms_ + k] == 0) local_means_[n * arms_ + k] = fallback;
         arm.means += local_means_[n * arms_ + k];
+        if (kl_) {
+          reported_pulls_[n * arms_ + k] = static_cast<double>(reported_counts_[n * arms_ + k]);
+        }
       }
     }
   }
@@ -250,13 +289,27 @@ class AllocState final : public sim::PhasedState {
   void update(std::size_t m) override {
     const auto estimate = mixed_estimates(m);
     estimated_[m] = 1;
-    const auto best = static_cast<std::uint32_t>(
+    auto best = static_cast<std::uint32_t>(
         std::max_element(estimate.means.begin(), estimate.means.end()) - estimate.means.begin());
+    // Discrete rewards (a family with a KL: Bernoulli, Poisson) tie two
+    // estimates exactly by chance, sample means at the same fraction; the
+    // program takes a tied arm for one of the best (rule 7), pulled about T
+    // times, and if the client never played it, its count would stay where
+    // the tie began. So the client exploits, of the arms tied for the
+    // largest estimate, the one it has pulled least: a chance tie breaks at
+    // the next exchange, and an exact one (noiseless rewards) costs nothing.
+    // Gaussian estimates tie only without noise: the lowest index, as before.
+    if (kl_) {
+      const auto own = reported_counts_.begin() + static_cast<std::ptrdiff_t>(m * arms_);
+      for (std::uint32_t k = best + 1; k < arms_; ++k) {
+        if (estimate.means[k] == estimate.means[best] && own[k] < own[best]) best = k;
+      }
+    }
     best_[m] = best;
     if (fixed_[m]) return;
     const double confidence = std::log(static_cast<double>(horizon_));
     for (std::uint32_t k = 0; k < arms_; ++k) {
-      if (k != best && !estimate.told_apart(k, best, confidence)) return;
+      if (k != best && !told_apart(m, k, best, confidence)) return;
     }
     fixed_[m] = best;
   }
@@ -288,7 +341,7 @@ class AllocState final : public sim::PhasedState {
         if (k == arm) continue;
         const double gap = std::max(0.0, estimate.means[arm] - estimate.means[k]);
         const double variance = estimate.variances[k] + estimate.variances[arm];
-        reach_ = std::min(reach_, gap * gap / (2.0 * variance));
+        reach_ = std::min(reach_, kl_ ? likelihood_ratio(m, k, arm) : gap * gap / (2.0 * variance));
         if (comm_cost_ > 0.0) risk += expected_shortfall(gap, std::sqrt(variance));
       }
     }
@@ -318,7 +371,8 @@ class AllocState final : public sim::PhasedState {
     std::span<const double> variances;  // of each
 
     // Whether arm k's mixed mean is below `best`'s by more than the width
-    // sqrt(2 (V_k + V_best) confidence) of their difference.
+    // sqrt(2 (V_k + V_best) confidence) of their difference (Gaussian
+    // rewards; AllocState::told_apart for every family).
     bool told_apart(std::size_t k, std::size_t best, double confidence) const {
       return means[best] - means[k] >
              std::sqrt(2.0 * (variances[k] + variances[best]) * confidence);
@@ -327,7 +381,8 @@ class AllocState final : public sim::PhasedState {
 
   // Per arm, over the clients: the total of their local means (a client
   // that has not reported the arm counted at the reporters' average), the
-  // total of 1 / N over those that reported it, and how many have not.
+  // total of v / N over those that reported it (v: reward_variance), and how
+  // many have not.
   struct ArmTotals {
     double means = 0.0;
     double inverse_counts = 0.0;
@@ -342,8 +397,9 @@ class AllocState final : public sim::PhasedState {
   // Client m's row of estimates from the last broadcast:
   // mu_hat'_{k,m} = beta mu_hat_{k,m} + gamma sum_{n != m} mu_hat_{k,n}
   // (beta = alpha + (1 - alpha) / M, gamma = (1 - alpha) / M) and its
-  // variance sigma^2 (beta^2 / N_{k,m} + gamma^2 sum_{n != m} 1 / N_{k,n}),
-  // infinite while a count it weighs is 0. Written in place, once per
+  // variance beta^2 v_{k,m} / N_{k,m} + gamma^2 sum_{n != m} v_{k,n} / N_{k,n},
+  // v a reward's variance (sigma^2; with a KL, the family's at the
+  // estimate: reward_variance), infinite while a count it weighs is 0. Written in place, once per
   // client and phase (update(), or end_phase() for a client that sat the
   // phase out), and read by end_phase() and the next plan_targets(): no
   // allocation per phase.
@@ -357,14 +413,14 @@ class AllocState final : public sim::PhasedState {
       const double own = local_means_[m * arms_ + k];
       means[k] = beta * own + gamma * (arm.means - own);
       const auto count = static_cast<double>(reported_counts_[m * arms_ + k]);
-      const double own_inverse = count > 0.0 ? 1.0 / count : 0.0;
+      const double own_inverse = count > 0.0 ? reward_variance(own, count) / count : 0.0;
       const std::size_t others_unreported = arm.unreported - (count > 0.0 ? 0 : 1);
       if ((beta > 0.0 && count == 0.0) || (gamma > 0.0 && others_unreported > 0)) {
         variances[k] = std::numeric_limits<double>::infinity();
         continue;
       }
       const double others = std::max(0.0, arm.inverse_counts - own_inverse);
-      variances[k] = sigma_ * sigma_ * (beta * beta * own_inverse + gamma * gamma * others);
+      variances[k] = variance_unit_ * (beta * beta * own_inverse + gamma * gamma * others);
     }
     return estimates(m);
   }
@@ -381,7 +437,9 @@ class AllocState final : public sim::PhasedState {
   }
 
   // E[(mu_k - mu_best)^+] for mu_k - mu_best ~ N(-gap, sd^2), the
-  // estimates' law of the difference: the expected regret per slot of
+  // estimates' law of the difference (for a family with a KL, its normal
+  // approximation, with the family's variance at the estimates): the
+  // expected regret per slot of
   // exploiting the estimated best arm rather than arm k, sd phi(gap / sd) -
   // gap Q(gap / sd). 0 for a difference known exactly.
   static double expected_shortfall(double gap, double sd) {
@@ -417,8 +475,13 @@ class AllocState final : public sim::PhasedState {
       // Cold: a warm start from the last phase's program took as long here
       // (it is a few Newton steps either way) and moved the near-tied games'
       // regret (docs/pf-alloc.md, rule 9).
-      solver_.solve(model::MixedModel(local_means_, clients_, alpha_), sigma_,
-                    theory::Coupling::coupled, kPlanGap, {}, nullptr, tied, allocation_);
+      const model::MixedModel estimated(local_means_, clients_, alpha_);
+      if (kl_plan_) {
+        allocation_ = theory::kl_optimal_allocation(estimated, *kl_, kPlanGap, {}, tied);
+      } else {
+        solver_.solve(estimated, sigma_, theory::Coupling::coupled, kPlanGap, {}, nullptr, tied,
+                      allocation_);
+      }
       planned_tied_.swap(tied);  // tied_ and gaps_ are rewritten whole next phase
       planned_gaps_.swap(gaps);
     }
@@ -442,7 +505,7 @@ class AllocState final : public sim::PhasedState {
         // An arm not yet told apart from the best at confidence log t may
         // be the best one, underestimated: its own pulls grow with log t
         // whatever the plug-in allocation says, so that no estimate starves.
-        if (!estimates(n).told_apart(k, best, log_t)) {
+        if (!told_apart(n, k, best, log_t)) {
           target = std::max(target, kInDoubtPulls * log_t);
         }
         // A phase at most doubles a count: a target read from few samples
@@ -460,6 +523,68 @@ class AllocState final : public sim::PhasedState {
     }
   }
 
+  // The variance of one reward at the estimate `mean` of `count` pulls, in
+  // units of variance_unit_: 1 for Gaussian rewards; with a KL, 1 /
+  // KL''(mu, mu), the Fisher information's inverse, the variance of a
+  // natural exponential family at its mean (Bernoulli mu (1 - mu)). An
+  // estimate at the range's end (all successes, all failures, no Poisson
+  // event) is taken 1 / (2 N) inside it, half a pull's worth, as the
+  // Krichevsky-Trofimov estimator (s + 1/2) / (N + 1) moves it: its variance
+  // there is 0, and a risk of 0 (end_phase) would let a phase exploit a
+  // chance tie at the end (a Bernoulli arm of mean 0.9 seen 20 times a
+  // success beside one of mean 1) for as long as the horizon.
+  double reward_variance(double mean, double count) const {
+    if (!kl_) return 1.0;
+    const double inside = 0.5 / count;
+    const double mu = std::clamp(mean, kl_->low_mean() + inside, kl_->high_mean() - inside);
+    const double curvature = kl_->curvature(mu, mu);
+    return curvature > 0.0 ? 1.0 / curvature : 0.0;
+  }
+
+  // Whether client m's estimates tell arm k's mixed mean below `best`'s at
+  // `confidence`: by the width sqrt(2 (V_k + V_best) confidence) for
+  // Gaussian rewards, by the likelihood ratio for a family with a KL.
+  bool told_apart(std::size_t m, std::size_t k, std::size_t best, double confidence) {
+    if (!kl_) return estimates(m).told_apart(k, best, confidence);
+    return likelihood_ratio(m, k, best) > confidence;
+  }
+
+  // The generalized likelihood ratio (log) of "arm k's mixed mean at client
+  // m is below `best`'s" against every alternative lambda in which it is
+  // not: the least sum_n N_{k,n} KL(mu_hat_{k,n}, lambda_{k,n}) + sum_n
+  // N_{b,n} KL(mu_hat_{b,n}, lambda_{b,n}) with lambda'_{k,m} =
+  // lambda'_{b,m}, b = best, the test of Garivier and Kaufmann (2016,
+  // "Optimal best arm identification with fixed confidence") for the mixed
+  // means. It is the KL program's constraint (k, m) at pulls x = the
+  // reported counts, solved by theory::solve_alternative. For Gaussian
+  // rewards it is gap^2 / (2 (V_k + V_best)). 0 where best does not lead
+  // or a count it weighs is 0; +inf where no alternative within the
+  // family's range closes the lead. Uses client m's scratch only (update()
+  // runs in m's task).
+  double likelihood_ratio(std::size_t m, std::size_t k, std::size_t best) {
+    const auto estimate = estimates(m);
+    const double gap = estimate.means[best] - estimate.means[k];
+    if (!(gap > 0.0)) return 0.0;
+    if (std::isinf(estimate.variances[k]) || std::isinf(estimate.variances[best])) return 0.0;
+    theory::KlConstraint& test = tests_[m];
+    test.terms.clear();
+    test.multiplier = 0.0;  // a cold start: the same value whatever came before
+    test.gap = gap;
+    const double other = (1.0 - alpha_) / static_cast<double>(clients_);
+    double reachable = 0.0;
+    for (const auto& [arm, direction] : {std::pair{k, 1.0}, std::pair{best, -1.0}}) {
+      for (std::size_t n = 0; n < clients_; ++n) {
+        const double weight = n == m ? alpha_ + other : other;
+        if (!(weight > 0.0)) continue;
+        const auto at = static_cast<std::uint32_t>(n * arms_ + arm);
+        reachable += theory::add_term(*kl_, test, at, local_means_[at], weight, direction);
+      }
+    }
+    if (!(reachable > gap)) return std::numeric_limits<double>::infinity();
+    theory::solve_alternative(*kl_, reported_pulls_, test);
+    return test.value;
+  }
+
   // Whether the estimates have moved from those the last allocation was
   // solved for: a client's tied arms (so its best) changed, or a gap moved
   // by more than kReplanShare of itself.
@@ -475,13 +600,19 @@ class AllocState final : public sim::PhasedState {
   double alpha_;  // the algorithm's
   std::size_t clients_, arms_;
   std::uint64_t horizon_;
+  // the family's KL where it is not the Gaussian one (kl_divergence)
+  std::unique_ptr<const families::Divergence> kl_;
   double sigma_;
+  bool kl_plan_;          // whether the KL program plans (else the Gaussian one, at sigma_)
+  double variance_unit_;  // sigma^2 for Gaussian rewards, else 1 (reward_variance)
   double comm_cost_;                            // C, per participant and exchange
   std::vector<std::uint32_t> every_arm_;        // 0, 1, ..., K - 1: the runs' spans
   std::vector<std::uint64_t> counts_;           // per (client, arm), row-major: client state
   std::vector<double> sums_;                    // the same
   std::vector<std::uint64_t> reported_counts_;  // as last broadcast
   std::vector<double> reported_sums_;
+  std::vector<double> reported_pulls_;       // reported_counts_ as reals, with a KL
+  std::vector<theory::KlConstraint> tests_;  // likelihood_ratio()'s, per client
   std::vector<double> local_means_;  // as aggregate() reads the reports
   std::vector<ArmTotals> totals_;    // per arm, the same
   std::vector<std::uint64_t> explore_;  // this phase's exploration pulls, per (client, arm)
@@ -515,9 +646,21 @@ class PfAlloc final : public sim::Algorithm {
   explicit PfAlloc(AllocParams params) : params_(params) {}
   std::string_view name() const override { return "pf-alloc"; }
   sim::Protocol protocol() const override { return sim::Protocol::phased; }
-  // It plans with the family's subgaussian_sigma.
+  // It plans with the family's KL divergence, and finds alternatives by
+  // their multiplier, which needs a KL convex in the mean.
   std::string refuses(const families::RewardFamily& rewards) const override {
-    return sim::refuses_unless_subgaussian("its planning", rewards);
+    const auto kl = rewards.divergence();
+    if (!kl) {
+      return fmt::format("it plans with the rewards' KL divergence, which {} rewards lack: {}",
+                         rewards.family().display(), rewards.family().no_divergence());
+    }
+    if (!kl->convex()) {
+      return fmt::format(
+          "it plans with the rewards' KL divergence, which must be convex in the mean: the {} "
+          "one is not (docs/pf-alloc.md)",
+          rewards.family().display());
+    }
+    return {};
   }
   sim::ReplicationResult replicate(const sim::Cell& cell, std::uint64_t seed,
                                    std::uint64_t replication,
@@ -551,13 +694,24 @@ class PfAlloc final : public sim::Algorithm {
     const auto arms = static_cast<double>(cell.instance().arms());
     const double first = arms * static_cast<double>(params_.initial_pulls);
     const double phases = std::ceil(std::log2(static_cast<double>(cell.horizon()) / first + 1.0));
-    return (phases - 1.0) * kPhasePerClientArm * clients * arms;
+    const double per_client_arm =
+        plans_with_kl(cell.instance().rewards(), cell.instance().clients(), cell.instance().arms())
+            ? kKlPhasePerClientArm
+            : kPhasePerClientArm;
+    return (phases - 1.0) * per_client_arm * clients * arms;
   }
 
  private:
   // A phase's plan and solve per client and arm, in nanoseconds (see
   // planning_cost).
   static constexpr double kPhasePerClientArm = 620.0;
+  // The same with the KL program (a dense barrier method: a Bernoulli
+  // replication of the synthetic game costs about 775 times a Gaussian
+  // one): fitted on 2026-11-28 to Bernoulli replications of the synthetic
+  // game at alpha 0.5, 74 ms at T = 10^6 and 104 ms at 10^10 (processor
+  // time of -R 50 --threads 1), which it puts at 60 ms (-19%) and 126 ms
+  // (+21%). Its solve grows faster than M K on larger games.
+  static constexpr double kKlPhasePerClientArm = 140'000.0;
 
   AllocParams params_;
 };

@@ -28,9 +28,8 @@
 #include <Eigen/QR>
 #include <fmt/format.h>
 
+#include "pfmab/theory/kl_alternative.hpp"
 #include "pfmab/util/error.hpp"
-
-#include "kl_alternative.hpp"
 
 namespace pfmab::theory {
 namespace {
@@ -100,16 +99,8 @@ bool build(const model::MixedModel& mixed, const families::Divergence& kl,
         for (std::size_t n = 0; n < clients; ++n) {
           const double w = weight(n, m);
           if (slot[n * arms + moved] == kNone || !(w > 0.0)) continue;
-          const double mu = mixed.local_mean(n, moved);
-          const double reach = direction > 0.0 ? kl.high_mean() - mu : mu - kl.low_mean();
-          // immovable: at the range's end, or a law no other mean can
-          // produce (the exponential law of mean 0)
-          if (!(reach > 0.0) ||
-              !std::isfinite(kl(mu, mu + direction * std::min(0.5 * reach, c.gap / w)))) {
-            continue;
-          }
-          c.terms.push_back({slot[n * arms + moved], mu, w, direction, reach});
-          reachable += w * reach;
+          reachable +=
+              add_term(kl, c, slot[n * arms + moved], mixed.local_mean(n, moved), w, direction);
         }
       }
       // No alternative in the range puts arm k strictly ahead: no constraint.

@@ -1,4 +1,4 @@
-#include "kl_alternative.hpp"
+#include "pfmab/theory/kl_alternative.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -15,6 +15,17 @@ constexpr int kMaxSteps = 200;
 constexpr double kLeadTolerance = 1e-14;
 
 }  // namespace
+
+double add_term(const families::Divergence& kl, KlConstraint& constraint, std::uint32_t variable,
+                double mean, double weight, double direction) {
+  const double reach = direction > 0.0 ? kl.high_mean() - mean : mean - kl.low_mean();
+  if (!(reach > 0.0) ||
+      !std::isfinite(kl(mean, mean + direction * std::min(0.5 * reach, constraint.gap / weight)))) {
+    return 0.0;
+  }
+  constraint.terms.push_back({variable, mean, weight, direction, reach});
+  return weight * reach;
+}
 
 void solve_alternative(const families::Divergence& kl, std::span<const double> x,
                        KlConstraint& constraint) {

@@ -106,7 +106,7 @@ TEST(UpperConfidenceMean, ExponentialAgainstBisectionPastItsConvexRange) {
   // is (q - mu) / q^2) though it is concave past 2 mu: the index is still
   // the one root. At level 11.5 it lies near mu e^12.5, far past 2 mu.
   const auto kl = RewardFamily("exponential").divergence();
-  EXPECT_FALSE(kl->convex_above_mean());
+  EXPECT_FALSE(kl->convex());
   for (const double mu : {1e-3, 0.5, 1.0, 50.0, 1e9}) {
     for (const double level : {1e-6, 0.05, 0.3, 1.0, 11.5, 40.0}) {
       SCOPED_TRACE(::testing::Message() << "level " << level);

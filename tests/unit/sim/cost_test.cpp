@@ -30,7 +30,8 @@ double cost_of(std::string_view algorithm, std::uint64_t horizon, std::size_t cl
 }
 
 // pf-alloc is registered only: its cell from an experiment's text.
-double pf_alloc_cost(std::uint64_t horizon, std::size_t clients, std::size_t arms) {
+double pf_alloc_cost(std::uint64_t horizon, std::size_t clients, std::size_t arms,
+                     std::string_view rewards = "gaussian") {
   std::string rows;
   for (std::size_t m = 0; m < clients; ++m) {
     rows += m == 0 ? "[" : ", [";
@@ -40,8 +41,9 @@ double pf_alloc_cost(std::uint64_t horizon, std::size_t clients, std::size_t arm
     rows += "]";
   }
   return replication_cost(testing::cells_of_experiment(
-      fmt::format("horizon = {}\n[algorithm]\nname = \"pf-alloc\"\n[instance]\nmeans = [{}]\n",
-                  horizon, rows))[0]);
+      fmt::format("horizon = {}\n[algorithm]\nname = \"pf-alloc\"\n[instance]\nmeans = "
+                  "[{}]\nrewards = \"{}\"\n",
+                  horizon, rows, rewards))[0]);
 }
 
 TEST(ReplicationCost, SlotBySlotGrowsWithTheSlotsOfEveryClientAndTheArms) {
@@ -77,6 +79,17 @@ TEST(ReplicationCost, PfAllocAddsAPlanForEveryPhaseButTheFirst) {
   const double one_phase = pf_alloc_cost(2'000'000, 10, 40) - alloc;
   EXPECT_NEAR(one_phase / 1e3, 0.62 * 10 * 40, 10.0);  // and a PF-UCB phase, 5.6 us
   EXPECT_GT(pf_alloc_cost(1'000'000, 20, 40), alloc);
+}
+
+TEST(ReplicationCost, PfAllocPlansWithAFamilysKlAtItsOwnCost) {
+  // the synthetic game's size, 4 x 9, Bernoulli at 10^6: 12 plans after the
+  // first phase of 180 slots, 140 us per client and arm each (74 ms
+  // measured, docs/command-line.md); the Gaussian plan's 0.62 us
+  const double kl = pf_alloc_cost(1'000'000, 4, 9, "bernoulli");
+  EXPECT_NEAR(kl / 1e6, 12 * 0.14 * 4 * 9, 1.0);
+  EXPECT_GT(kl, 100 * pf_alloc_cost(1'000'000, 4, 9));
+  // beyond the KL program's size (10 x 39 pulls), Bernoulli plans as Gaussian
+  EXPECT_EQ(pf_alloc_cost(1'000'000, 10, 40, "bernoulli"), pf_alloc_cost(1'000'000, 10, 40));
 }
 
 TEST(ReplicationCost, PerPullAPhasedAlgorithmDrawsItsSlots) {

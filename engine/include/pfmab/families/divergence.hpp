@@ -33,16 +33,18 @@ class Divergence {
   virtual double low_mean() const = 0;
   virtual double high_mean() const = 0;
 
+  // Whether KL(mu, .) is convex in lambda over the whole range for every mu
+  // (the Gaussian, Bernoulli and Poisson divergences; the exponential one is
+  // concave past 2 mu): finding an alternative, or the largest weighted sum
+  // of means in a region sum_n T_n KL(mu_n, lambda_n) <= level, by its
+  // multiplier needs it (theory::kl_optimal_allocation, pf-alloc's plan,
+  // centralized-kl-ucb).
+  virtual bool convex() const { return true; }
+
   // sigma if the divergence is (lambda - mu)^2 / (2 sigma^2), the Gaussian
   // one, whose program the closed-form solver takes (docs/allocation.md);
   // NaN otherwise.
   virtual double quadratic_sigma() const { return std::numeric_limits<double>::quiet_NaN(); }
-
-  // Whether KL(mu, .) is convex on all of [mu, high_mean()] for every mu, so
-  // that a region sum_n T_n KL(mu_n, lambda_n) <= level is convex and its
-  // largest weighted sum of means is found by its multiplier
-  // (centralized-kl-ucb). The exponential family's is concave past 2 mu.
-  virtual bool convex_above_mean() const { return true; }
 };
 
 // d KL(mu, mu + direction delta) / d delta, direction +1 (up) or -1 (down);

@@ -53,10 +53,9 @@ struct Exponential {
     double curvature(double mu, double lambda) const override {
       return (2.0 * mu - lambda) / (lambda * lambda * lambda);
     }
-    // concave past lambda = 2 mu (the curvature above)
-    bool convex_above_mean() const override { return false; }
     double low_mean() const override { return 0.0; }
     double high_mean() const override { return std::numeric_limits<double>::infinity(); }
+    bool convex() const override { return false; }  // its curvature is negative past 2 mu
   };
   static std::unique_ptr<const Divergence> divergence(const RewardFamily& /*family*/) {
     return std::make_unique<Kl>();

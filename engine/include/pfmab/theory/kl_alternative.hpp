@@ -40,6 +40,16 @@ struct KlConstraint {
   std::vector<double> below, above;  // the moves at the multiplier's bracket (scratch)
 };
 
+// Adds to `constraint` (its gap set) the term of the local mean `mean`,
+// whose pulls are variable `variable`, moved in `direction` with weight
+// `weight`, unless it cannot move: at the family's range's end in that
+// direction, or a law no other mean's law can produce (the exponential law
+// of mean 0). Returns the largest lead its move can close, weight times its
+// reach; 0 if it was not added. The KL program's constraints and pf-alloc's
+// likelihood-ratio test of a mixed-mean comparison are built of these.
+double add_term(const families::Divergence& kl, KlConstraint& constraint, std::uint32_t variable,
+                double mean, double weight, double direction);
+
 // Solves the constraint's inner problem at the pulls x: min sum_n x_n
 // KL(mu_n, mu_n + direction_n delta_n) over delta_n in [0, reach_n] with
 // sum_n w_n delta_n = gap, by its one multiplier eta (x_n KL'_n(delta_n) =
