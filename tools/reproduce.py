@@ -60,17 +60,20 @@ EXPERIMENTS = {
     ],
     "tight-bound": [
         figure
-        for instance, title in (("synthetic_4x9", "Synthetic 4x9"),
-                                ("movielens_10x40", "MovieLens 10x40"),
-                                ("enhancement_4x9", "Enhancement instance 4x9"))
+        for name, instance, rewards, title in (
+            ("synthetic_4x9", "synthetic_4x9", "gaussian", "Synthetic 4x9"),
+            ("movielens_10x40", "movielens_10x40", "gaussian", "MovieLens 10x40"),
+            ("enhancement_4x9", "enhancement_4x9", "gaussian", "Enhancement instance 4x9"),
+            ("synthetic_4x9_bernoulli", "synthetic_4x9", "bernoulli",
+             "Synthetic 4x9, Bernoulli rewards"))
         for figure in (
-            (f"regret_over_log_T_{instance}.png", "regret-over-log",
-             {"where": f"instance={instance}", "logx": True, "logy": True, "panels": "alpha",
-              "color": "algorithm", "style": "preset",
+            (f"regret_over_log_T_{name}.png", "regret-over-log",
+             {"where": f"instance={instance},rewards={rewards}", "logx": True, "logy": True,
+              "panels": "alpha", "color": "algorithm", "style": "preset",
               "title": f"{title}: R(T) / log T against T, and the tight constant C*"}),
-            (f"regret_over_c_star_{instance}.png", "regret-over-c-star",
-             {"where": f"instance={instance}", "logx": True, "logy": True, "panels": "alpha",
-              "color": "algorithm", "style": "preset",
+            (f"regret_over_c_star_{name}.png", "regret-over-c-star",
+             {"where": f"instance={instance},rewards={rewards}", "logx": True, "logy": True,
+              "panels": "alpha", "color": "algorithm", "style": "preset",
               "title": f"{title}: R(T) / (C* log T) against T"}))
     ],
 }

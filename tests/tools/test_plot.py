@@ -570,6 +570,30 @@ class Plots(unittest.TestCase):
         self.assertIn("| comm_cost |", header)
         self.assertIn("| instance |", header)
 
+    def test_table_has_no_ratio_where_c_star_is_zero(self):
+        # a Bernoulli game whose every best arm has mean 1 at alpha 1: no
+        # alternative makes another arm better, so C* = 0 and the engine's
+        # summary has no ratio (null); the table leaves it empty, not a
+        # division by zero
+        means = os.path.join(self.dir, "sure_2x2.csv")
+        with open(means, "w", encoding="utf-8") as f:
+            f.write("1,0\n0,1\n")
+        out = os.path.join(self.dir, "sure.h5")
+        subprocess.run([PFMAB, "run", "--means", means, "--rewards", "bernoulli", "--alpha", "1",
+                        "-T", "1000,2000", "-R", "2", "--quiet", "-o", out], check=True,
+                       capture_output=True)
+        summary = subprocess.run([PFMAB, "summary", out, "--json"], capture_output=True,
+                                 text=True, check=True)
+        self.assertTrue(all(c["regret_over_c_star_log_T"]["mean"] is None
+                            for c in json.loads(summary.stdout)["cells"]))
+        csv_path = os.path.join(self.dir, "sure.csv")
+        done = self.command("table", "sure.h5", "--csv", csv_path)
+        self.assertEqual(done.returncode, 0, done.stderr)
+        with open(csv_path, encoding="utf-8") as f:
+            rows = list(csv.DictReader(f))
+        self.assertEqual([float(r["c_star_log_T"]) for r in rows], [0.0, 0.0])
+        self.assertTrue(all(r["regret_over_c_star_log_T"] in ("", "nan") for r in rows), rows)
+
     def test_table_comm_share_is_the_summarys(self):
         csv_path = os.path.join(self.dir, "share.csv")
         done = self.command("table", "sweep.h5", "--csv", csv_path)
