@@ -844,12 +844,24 @@ def plot_regret_over_log(cells, args):
     return fig
 
 
+def no_c_star_why(c):
+    """Why a cell has no C* to divide by: its note, or what its value says
+    (0: no alternative makes another arm better, as Bernoulli best arms of
+    mean 1)."""
+    if c["c_star_note"]:
+        return c["c_star_note"]
+    if math.isinf(c["c_star_log_T"]):
+        return "C* is infinite"
+    return "C* = 0" if c["c_star_log_T"] == 0 else "C* is n/a"
+
+
 def plot_regret_over_c_star(cells, args):
     """R(T) / (C* log T) against T, with its 95% band, and a line at 1 in
     C*'s pen: how far each algorithm is from the least regret a uniformly
     good algorithm can have (C* log T, asymptotically). Cells whose C* is n/a
-    (Bernoulli rewards, docs/bounds.md) or infinite (a tied best arm) are
-    left out, and the subtitle says how many and why."""
+    (beyond the KL program's limits, docs/bounds.md), infinite or 0 (no
+    alternative makes another arm better) are left out, and the subtitle
+    says how many and why."""
     from matplotlib.lines import Line2D
 
     def has_c_star(c):
@@ -857,7 +869,7 @@ def plot_regret_over_c_star(cells, args):
 
     curves, cells, left_out = horizon_curves(
         cells, args, "regret-over-c-star", has_c_star,
-        "no cell has a C* (" + "; ".join(in_order(c["c_star_note"] or "C* is n/a"
+        "no cell has a C* (" + "; ".join(in_order(no_c_star_why(c)
                                                   for c in select(complete(cells), args.where)))
         + ")")
 
@@ -868,9 +880,7 @@ def plot_regret_over_c_star(cells, args):
     handles = curves.handles + [Line2D([], [], linestyle=C_STAR_STYLE, label="1: R(T) = C* log T",
                                        **CONSTANT_PEN)]
     # the notes' first clauses (up to a ':'), which say why
-    why = in_order(c["c_star_note"].split(":")[0]
-                   or ("C* is infinite" if math.isinf(c["c_star_log_T"]) else "C* is n/a")
-                   for c in left_out)
+    why = in_order(no_c_star_why(c).split(":")[0] for c in left_out)
     note = (f"{len(left_out)} cell{'s' if len(left_out) > 1 else ''} without a C* left out "
             f"({'; '.join(why)})" if left_out else "")
     fig, drawn = draw_against_horizon(curves, cells, args, "pseudo-regret / (C* log T)", ratio,

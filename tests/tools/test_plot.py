@@ -593,6 +593,8 @@ class Plots(unittest.TestCase):
             rows = list(csv.DictReader(f))
         self.assertEqual([float(r["c_star_log_T"]) for r in rows], [0.0, 0.0])
         self.assertTrue(all(r["regret_over_c_star_log_T"] in ("", "nan") for r in rows), rows)
+        # and the figure against C* has nothing to draw, and says why
+        self.refused(["regret-over-c-star", "sure.h5"], "no cell has a C* (C* = 0")
 
     def test_table_comm_share_is_the_summarys(self):
         csv_path = os.path.join(self.dir, "share.csv")
