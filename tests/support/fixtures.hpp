@@ -4,9 +4,11 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -20,6 +22,7 @@
 #include "pfmab/model/means_table.hpp"
 #include "pfmab/sim/columns.hpp"
 #include "pfmab/sim/replication.hpp"
+#include "pfmab/util/digest.hpp"
 
 #include "run_cli.hpp"
 
@@ -56,6 +59,24 @@ inline sim::AlgorithmChoice algorithm_named(std::string_view name) {
   if (name == "local-thompson") return algorithms::local_thompson();
   if (name == "centralized-thompson") return algorithms::centralized_thompson();
   return algorithms::pf_ucb({.enhanced = name == "pf-ucb-enhanced"});
+}
+
+// A cell of `instance` run by the built-in `algorithm` at `alpha` to `horizon`.
+inline sim::CellSpec spec_of(std::shared_ptr<const model::Instance> instance,
+                             std::string_view algorithm, double alpha, std::uint64_t horizon) {
+  sim::CellSpec s;
+  s.instance = std::move(instance);
+  s.algorithm = algorithm_named(algorithm);
+  s.alpha = alpha;
+  s.horizon = horizon;
+  return s;
+}
+
+// A replication's digest, as a run's is made of its replications'.
+inline std::uint64_t digest_of(const sim::ReplicationResult& r) {
+  Digest d;
+  r.add_to(d);
+  return d.value();
 }
 
 // numpy's default quantile (type 7) from a full sort: the reference.

@@ -28,24 +28,10 @@
 namespace pfmab::sim {
 namespace {
 
+using testing::digest_of;
 using testing::instance_of;
+using testing::spec_of;
 using testing::synthetic_instance;
-
-CellSpec spec_of(std::shared_ptr<const model::Instance> instance, std::string_view algorithm,
-                 double alpha, std::uint64_t horizon) {
-  CellSpec s;
-  s.instance = std::move(instance);
-  s.algorithm = testing::algorithm_named(algorithm);
-  s.alpha = alpha;
-  s.horizon = horizon;
-  return s;
-}
-
-std::uint64_t digest_of(const ReplicationResult& r) {
-  Digest d;
-  r.add_to(d);
-  return d.value();
-}
 
 // Bernoulli rewards with means 0 and 1 are noiseless (the thresholds are
 // exactly 0 and 2^32) while the UCB bonus keeps its scale 1, so the
@@ -244,8 +230,7 @@ TEST(Baselines, ReportNoCommunicationEveryRewardAndTheMostPulledArm) {
   // at alpha = 0.5 (mixed 0.625 against 0.69375 on arm 4 + m for client m < 3).
   for (const std::string_view algorithm : {"local-ucb", "centralized-ucb"}) {
     for (const double alpha : {0.5, 1.0}) {
-      SCOPED_TRACE(std::string(algorithm) + " alpha " +
-                   std::to_string(alpha));
+      SCOPED_TRACE(std::string(algorithm) + " alpha " + std::to_string(alpha));
       auto s = spec_of(synthetic_instance(), algorithm, 1.0, 10'000);
       s.alpha = alpha;
       s.comm_cost = 100.0;  // would show in the regret if charged

@@ -30,24 +30,10 @@
 namespace pfmab::sim {
 namespace {
 
+using testing::digest_of;
 using testing::instance_of;
+using testing::spec_of;
 using testing::synthetic_instance;
-
-CellSpec spec_of(std::shared_ptr<const model::Instance> instance, std::string_view algorithm,
-                 double alpha, std::uint64_t horizon) {
-  CellSpec s;
-  s.instance = std::move(instance);
-  s.algorithm = testing::algorithm_named(algorithm);
-  s.alpha = alpha;
-  s.horizon = horizon;
-  return s;
-}
-
-std::uint64_t digest_of(const ReplicationResult& r) {
-  Digest d;
-  r.add_to(d);
-  return d.value();
-}
 
 // A reward of the cell's family (Gaussian or Bernoulli) as the engine draws
 // it, and a draw from the posterior after n rewards of sum `sum`, written
