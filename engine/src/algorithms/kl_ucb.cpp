@@ -333,6 +333,18 @@ class CentralizedKlUcb {
 };
 
 // Both read the family's divergence.
+// What kl-UCB's indices add to a replication, for the progress display's
+// first estimate (sim::Algorithm::planning_cost), from bench/README.md's
+// "kl-UCB baselines" (2026-11-28, the synthetic game at T = 10^5, and
+// 20 x 10 at 10^4): the local index's Newton solve about 30 ns per client,
+// slot and arm (24 Bernoulli, 37 Gaussian); the centralized region's about
+// 60 M ns (223 ns at M = 4, 1,340 at M = 20: a multiplier over every
+// client's term, for every client).
+double local_index_cost(const sim::Cell& cell) { return 30.0 * client_slot_arms(cell); }
+double centralized_region_cost(const sim::Cell& cell) {
+  return 60.0 * static_cast<double>(cell.instance().clients()) * client_slot_arms(cell);
+}
+
 std::string refuses_without_divergence(const families::RewardFamily& rewards) {
   if (rewards.divergence()) return {};
   return fmt::format("its index reads the rewards' KL divergence; {} rewards have none ({})",
@@ -350,10 +362,10 @@ std::string refuses_nonconvex_region(const families::RewardFamily& rewards) {
       rewards.name());
 }
 
-using LocalKlUcb =
-    SlotBySlotBaseline<sim::play_apart<LocalKlUcbClient>, refuses_without_divergence>;
-using CentralizedKl =
-    SlotBySlotBaseline<sim::play_together<CentralizedKlUcb>, refuses_nonconvex_region>;
+using LocalKlUcb = SlotBySlotBaseline<sim::play_apart<LocalKlUcbClient>, refuses_without_divergence,
+                                      local_index_cost>;
+using CentralizedKl = SlotBySlotBaseline<sim::play_together<CentralizedKlUcb>,
+                                         refuses_nonconvex_region, centralized_region_cost>;
 
 }  // namespace
 

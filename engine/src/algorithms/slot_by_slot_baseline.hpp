@@ -12,6 +12,7 @@
 
 #include "pfmab/algorithms/registry.hpp"
 #include "pfmab/sim/algorithm.hpp"
+#include "pfmab/sim/cell.hpp"
 
 namespace pfmab::algorithms {
 
@@ -27,12 +28,22 @@ inline std::uint32_t first_argmax(const double* values, std::size_t arms) {
   return arm;
 }
 
+// Every client's choices of a replication of `cell`: M T K, what a
+// per-arm cost of a slot-by-slot algorithm multiplies.
+inline double client_slot_arms(const sim::Cell& cell) {
+  return static_cast<double>(cell.instance().clients()) * static_cast<double>(cell.horizon()) *
+         static_cast<double>(cell.instance().arms());
+}
+
 // A slot-by-slot algorithm without options: its replication is `play`
-// (sim::play_apart or sim::play_together of its clients), and `refusal`
-// says why it cannot run on a reward family (sim::Algorithm::refuses).
+// (sim::play_apart or sim::play_together of its clients), `refusal` says
+// why it cannot run on a reward family (sim::Algorithm::refuses), and
+// `own_cost`, if any, what its choices cost beyond a UCB index's
+// (sim::Algorithm::planning_cost).
 template <sim::ReplicationResult (*play)(const sim::Cell&, std::uint64_t, std::uint64_t,
                                          const StopToken&),
-          std::string (*refusal)(const families::RewardFamily&)>
+          std::string (*refusal)(const families::RewardFamily&),
+          double (*own_cost)(const sim::Cell&) = nullptr>
 class SlotBySlotBaseline final : public sim::Algorithm {
  public:
   explicit SlotBySlotBaseline(std::string_view name) : name_(name) {}
@@ -40,6 +51,13 @@ class SlotBySlotBaseline final : public sim::Algorithm {
   sim::Protocol protocol() const override { return sim::Protocol::slot_by_slot; }
   std::string refuses(const families::RewardFamily& rewards) const override {
     return refusal(rewards);
+  }
+  double planning_cost(const sim::Cell& cell) const override {
+    if constexpr (own_cost == nullptr) {
+      return 0.0;
+    } else {
+      return own_cost(cell);
+    }
   }
   sim::ReplicationResult replicate(const sim::Cell& cell, std::uint64_t seed,
                                    std::uint64_t replication,

@@ -21,7 +21,8 @@
 //     tests/integration/progress_eta_test.cpp.);
 //   * pf-ucb per pull: 2 ns per client and slot is typical, not close (see
 //     per_client_slot_drawn).
-// An algorithm's own planning (pf-alloc's solves) is its own estimate
+// An algorithm's own work beyond the protocol's (pf-alloc's solves, kl-UCB's
+// indices, Thompson sampling's draws) is its own estimate
 // (sim::Algorithm::planning_cost). io::ProgressTracker corrects what the
 // model misses with the times of the run itself.
 
@@ -81,7 +82,8 @@ double replication_cost(const Cell& cell) {
   const auto checkpoints = static_cast<double>(cell.checkpoints().size());
   const double common = per_replication + per_count_checkpoint * clients * arms * checkpoints;
   if (cell.algorithm().protocol() == Protocol::slot_by_slot) {
-    return common + clients * horizon * (per_client_slot + per_client_slot_arm * arms);
+    return common + clients * horizon * (per_client_slot + per_client_slot_arm * arms) +
+           cell.algorithm().planning_cost(cell);
   }
   const double phases = doubling_phases(clients, arms, horizon, cell.algorithm_alpha());
   const double drawn =

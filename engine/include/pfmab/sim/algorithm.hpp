@@ -59,12 +59,13 @@ class Algorithm {
   virtual std::string refuses(const families::RewardFamily& /*rewards*/) const { return {}; }
   // The phase lengths f(p) as the report prints them; "none" without phases.
   virtual std::string schedule() const { return "none"; }
-  // The processor time the server's own planning adds to one replication of
+  // The processor time the algorithm's own work adds to one replication of
   // `cell`, estimated before the run, in sim::replication_cost's unit
   // (nanoseconds of one core of the machine of bench/README.md): what the
   // engine's cost model cannot know of the algorithm (pf-alloc's solve of
-  // an allocation every phase). The progress display starts from it and
-  // corrects it by the times it measures.
+  // an allocation every phase, kl-UCB's index solves, Thompson sampling's
+  // posterior draws). The progress display starts from it and corrects it
+  // by the times it measures.
   virtual double planning_cost(const Cell&) const { return 0.0; }
   // The paper's bounds for the cell: Theorem 1 and Corollary 1 for its game;
   // Theorem 2 only where it bounds this algorithm (else NaN, with why).
