@@ -4,6 +4,7 @@
 // KL-aware ones) shares: the sim::Algorithm around its replication, the
 // argmax that breaks ties to the lowest arm, and the keys it has no use for.
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <span>
@@ -22,7 +23,7 @@ namespace pfmab::algorithms {
 inline std::uint32_t first_argmax(const double* values, std::size_t arms) {
   double best = values[0];
 #pragma omp simd reduction(max : best)
-  for (std::size_t k = 0; k < arms; ++k) best = values[k] > best ? values[k] : best;
+  for (std::size_t k = 0; k < arms; ++k) best = std::max(best, values[k]);
   std::uint32_t arm = 0;
   while (values[arm] != best) ++arm;
   return arm;
