@@ -1,12 +1,14 @@
 // The means CSV reader: the input is the text of a means file, read as
 // `--means FILE.csv` reads it (model::read_means_csv) and as the value of
 // `--means-inline` (model::parse_inline_means), then made an instance of
-// each reward family (the Bernoulli one checks every mean is in [0, 1]).
+// each registered reward family at its default parameters (each checks the
+// means against its own range: Bernoulli [0, 1], exponential (0, 1e9], ...).
 //
 // Passes when each step returns or throws UserError (exit status 2); any
 // other exception, a crash, a hang or a sanitizer report is a finding.
 #include <cstdint>
 
+#include "pfmab/families/family.hpp"
 #include "pfmab/model/instance.hpp"
 #include "pfmab/model/means_table.hpp"
 #include "pfmab/util/error.hpp"
@@ -16,10 +18,9 @@
 namespace {
 
 void make_instances(const pfmab::model::MeansTable& table) {
-  for (const auto kind :
-       {pfmab::model::RewardKind::gaussian, pfmab::model::RewardKind::bernoulli}) {
+  for (const auto* family : pfmab::families::all_families()) {
     try {
-      const pfmab::model::Instance instance(table, {kind, 1.0});
+      const pfmab::model::Instance instance(table, pfmab::families::RewardFamily(family->name()));
     } catch (const pfmab::UserError&) {
     }
   }
