@@ -6,12 +6,15 @@
 #include <cmath>
 #include <cstdint>
 #include <memory>
+#include <random>
 #include <string>
 #include <string_view>
 #include <utility>
 #include <vector>
 
 #include <gtest/gtest.h>
+#include <oneapi/tbb/global_control.h>
+#include <oneapi/tbb/task_arena.h>
 
 #include "pfmab/algorithms/baselines.hpp"
 #include "pfmab/algorithms/kl_ucb.hpp"
@@ -77,6 +80,32 @@ inline std::uint64_t digest_of(const sim::ReplicationResult& r) {
   Digest d;
   r.add_to(d);
   return d.value();
+}
+
+// `clients` rows of `arms` means drawn uniformly in [0, 1) from `seed`.
+inline std::vector<std::vector<double>> random_means(std::size_t clients, std::size_t arms,
+                                                     std::uint64_t seed) {
+  std::mt19937_64 gen(seed);
+  std::uniform_real_distribution<double> uniform(0.0, 1.0);
+  std::vector<std::vector<double>> rows(clients, std::vector<double>(arms));
+  for (auto& row : rows) {
+    for (auto& mu : row) mu = uniform(gen);
+  }
+  return rows;
+}
+
+// Replication 0 of `cell` (seed 8) on 1, 4 and 2 threads (non-monotone on
+// purpose) gives one digest.
+inline void expect_one_digest_on_any_thread_count(const sim::Cell& cell) {
+  std::vector<std::uint64_t> digests;
+  for (const int threads : {1, 4, 2}) {
+    const tbb::global_control limit(tbb::global_control::max_allowed_parallelism,
+                                    static_cast<std::size_t>(threads));
+    tbb::task_arena arena(threads);
+    arena.execute([&] { digests.push_back(digest_of(sim::run_replication(cell, 8, 0))); });
+  }
+  EXPECT_EQ(digests[1], digests[0]);
+  EXPECT_EQ(digests[2], digests[0]);
 }
 
 // numpy's default quantile (type 7) from a full sort: the reference.

@@ -12,8 +12,6 @@
 #include <vector>
 
 #include <gtest/gtest.h>
-#include <oneapi/tbb/global_control.h>
-#include <oneapi/tbb/task_arena.h>
 #include <pcg_random.hpp>
 
 #include "pfmab/model/means_table.hpp"
@@ -262,7 +260,9 @@ TEST(Baselines, ReportNoCommunicationEveryRewardAndTheMostPulledArm) {
 
 TEST(Baselines, SameKeySameResultOtherKeyOtherResult) {
   for (const std::string_view algorithm :
-       {"local-ucb", "centralized-ucb", "local-kl-ucb", "centralized-kl-ucb"}) {
+       {"local-ucb", "centralized-ucb", "local-kl-ucb", "centralized-kl-ucb", "local-thompson",
+        "centralized-thompson"}) {
+    SCOPED_TRACE(algorithm);
     const Cell cell(spec_of(synthetic_instance(), algorithm, 0.5, 5'000), 0);
     const auto first = digest_of(run_replication(cell, 5, 3));
     EXPECT_EQ(digest_of(run_replication(cell, 5, 3)), first);
@@ -285,23 +285,10 @@ TEST(Baselines, DrawEveryRewardInEitherFidelity) {
 
 TEST(LocalUcb, SameResultOnAnyThreadCount) {
   // The synthetic game and 24 clients of random means: one task per client.
-  std::mt19937_64 gen(3);
-  std::uniform_real_distribution<double> uniform(0.0, 1.0);
-  std::vector<std::vector<double>> many(24, std::vector<double>(5));
-  for (auto& row : many) {
-    for (auto& mu : row) mu = uniform(gen);
-  }
+  const auto many = testing::random_means(24, 5, 3);
   for (const auto& instance : {synthetic_instance(), instance_of(many, {})}) {
     const Cell cell(spec_of(instance, "local-ucb", 0.5, 20'000), 0);
-    std::vector<std::uint64_t> digests;
-    for (const int threads : {1, 4, 2}) {  // non-monotone on purpose
-      const tbb::global_control limit(tbb::global_control::max_allowed_parallelism,
-                                      static_cast<std::size_t>(threads));
-      tbb::task_arena arena(threads);
-      arena.execute([&] { digests.push_back(digest_of(run_replication(cell, 8, 0))); });
-    }
-    EXPECT_EQ(digests[1], digests[0]);
-    EXPECT_EQ(digests[2], digests[0]);
+    testing::expect_one_digest_on_any_thread_count(cell);
   }
 }
 

@@ -6,13 +6,10 @@
 
 #include <cstdint>
 #include <memory>
-#include <random>
 #include <string_view>
 #include <vector>
 
 #include <gtest/gtest.h>
-#include <oneapi/tbb/global_control.h>
-#include <oneapi/tbb/task_arena.h>
 
 #include "pfmab/sim/cell.hpp"
 #include "pfmab/sim/replication.hpp"
@@ -112,25 +109,12 @@ TEST(KlUcb, SameResultOnAnyThreadCount) {
   // local-kl-ucb runs one task per client (24 clients of random Bernoulli
   // means); centralized-kl-ucb one task. The indices' warm starts are each
   // client's own.
-  std::mt19937_64 gen(3);
-  std::uniform_real_distribution<double> uniform(0.0, 1.0);
-  std::vector<std::vector<double>> many(24, std::vector<double>(5));
-  for (auto& row : many) {
-    for (auto& mu : row) mu = uniform(gen);
-  }
+  const auto many = testing::random_means(24, 5, 3);
   const auto instance = instance_of(many, families::RewardFamily{"bernoulli"});
   for (const std::string_view algorithm : {"local-kl-ucb", "centralized-kl-ucb"}) {
     SCOPED_TRACE(algorithm);
     const Cell cell(spec_of(instance, algorithm, 0.5, 500), 0);
-    std::vector<std::uint64_t> digests;
-    for (const int threads : {1, 4, 2}) {  // non-monotone on purpose
-      const tbb::global_control limit(tbb::global_control::max_allowed_parallelism,
-                                      static_cast<std::size_t>(threads));
-      tbb::task_arena arena(threads);
-      arena.execute([&] { digests.push_back(digest_of(run_replication(cell, 8, 0))); });
-    }
-    EXPECT_EQ(digests[1], digests[0]);
-    EXPECT_EQ(digests[2], digests[0]);
+    testing::expect_one_digest_on_any_thread_count(cell);
   }
 }
 

@@ -11,13 +11,10 @@
 #include <cstdint>
 #include <limits>
 #include <memory>
-#include <random>
 #include <string>
 #include <vector>
 
 #include <gtest/gtest.h>
-#include <oneapi/tbb/global_control.h>
-#include <oneapi/tbb/task_arena.h>
 #include <pcg_random.hpp>
 
 #include "pfmab/rng/samplers.hpp"
@@ -208,40 +205,15 @@ TEST(ThompsonBaselines, RunOnPoissonAndExponentialRewardsAndRefuseStudentT) {
   }
 }
 
-TEST(ThompsonBaselines, SameKeySameResultOtherKeyOtherResult) {
-  for (const std::string_view algorithm : {"local-thompson", "centralized-thompson"}) {
-    SCOPED_TRACE(algorithm);
-    const Cell cell(spec_of(synthetic_instance(), algorithm, 0.5, 5'000), 0);
-    const auto first = digest_of(run_replication(cell, 5, 3));
-    EXPECT_EQ(digest_of(run_replication(cell, 5, 3)), first);
-    EXPECT_NE(digest_of(run_replication(cell, 5, 4)), first);
-    EXPECT_NE(digest_of(run_replication(cell, 6, 3)), first);
-    EXPECT_NE(digest_of(run_replication(Cell(cell.spec(), 1), 5, 3)), first);
-  }
-}
-
 TEST(ThompsonBaselines, SameResultOnAnyThreadCount) {
   // The synthetic game and 24 clients of random means: local-thompson is one
   // task per client.
-  std::mt19937_64 gen(3);
-  std::uniform_real_distribution<double> uniform(0.0, 1.0);
-  std::vector<std::vector<double>> many(24, std::vector<double>(5));
-  for (auto& row : many) {
-    for (auto& mu : row) mu = uniform(gen);
-  }
+  const auto many = testing::random_means(24, 5, 3);
   for (const std::string_view algorithm : {"local-thompson", "centralized-thompson"}) {
     SCOPED_TRACE(algorithm);
     for (const auto& instance : {synthetic_instance(), instance_of(many, {})}) {
       const Cell cell(spec_of(instance, algorithm, 0.5, 10'000), 0);
-      std::vector<std::uint64_t> digests;
-      for (const int threads : {1, 4, 2}) {  // non-monotone on purpose
-        const tbb::global_control limit(tbb::global_control::max_allowed_parallelism,
-                                        static_cast<std::size_t>(threads));
-        tbb::task_arena arena(threads);
-        arena.execute([&] { digests.push_back(digest_of(run_replication(cell, 8, 0))); });
-      }
-      EXPECT_EQ(digests[1], digests[0]);
-      EXPECT_EQ(digests[2], digests[0]);
+      testing::expect_one_digest_on_any_thread_count(cell);
     }
   }
 }
