@@ -46,8 +46,9 @@ for rewards in "bernoulli" "gaussian --sigma 0.7" "gaussian --sigma 0"; do
     --alpha 0.2,1 --horizon 2e4 --replications 40 --seed 4 \
     --algorithm local-kl-ucb,centralized-kl-ucb
 done
+# the enhancement game: every mean positive, as exponential rewards need
 for rewards in bernoulli gaussian poisson exponential; do
-  run "thompson-$rewards" --means $data/synthetic_4x9.csv --rewards $rewards --alpha 0.2,1 \
+  run "thompson-$rewards" --means $data/enhancement_4x9.csv --rewards $rewards --alpha 0.2,1 \
     --horizon 2e4 --replications 20 --seed 4 --algorithm local-thompson,centralized-thompson
 done
 run "movielens-bernoulli-authors-code-q0.7" --means $data/movielens_10x40.csv --rewards bernoulli \

@@ -144,10 +144,18 @@ class CentralizedThompson {
 };
 
 // What the posterior draws add to a replication, for the progress
-// display's first estimate (sim::Algorithm::planning_cost): about 15 ns per
-// client, slot and arm, between a normal draw's 4 (Gaussian) and a Beta
-// draw's 21 (Bernoulli; bench/README.md, "Thompson sampling baselines").
-double posterior_draws_cost(const sim::Cell& cell) { return 15.0 * client_slot_arms(cell); }
+// display's first estimate (sim::Algorithm::planning_cost): one draw per
+// client, slot and arm, at the family's Posterior::draw_ns (3.6 ns for a
+// normal, 18.4 for a Beta; bench/README.md, "Thompson sampling baselines").
+double posterior_draws_cost(const sim::Cell& cell) {
+  double draw_ns = 0.0;  // a family without a posterior never reaches a cell
+  if (cell.instance().rewards().family().has_posterior()) {
+    families::with_posterior(
+        cell.instance().rewards(),
+        [&]<class Posterior>(std::type_identity<Posterior>) { draw_ns = Posterior::draw_ns; });
+  }
+  return draw_ns * client_slot_arms(cell);
+}
 
 std::string refuses_without_posterior(const families::RewardFamily& rewards) {
   const auto& family = rewards.family();

@@ -70,6 +70,9 @@ struct Exponential {
   // gamma draw.
   class Posterior {
    public:
+    // A draw's processor time, for the progress display's first estimate
+    // (bench/README.md, "Thompson sampling baselines": one gamma).
+    static constexpr double draw_ns = 8.9;
     explicit Posterior(const RewardFamily& /*family*/) {}
     double draw(std::uint64_t n, double sum, pcg32& stream) const {
       return sum / rng::gamma(stream, static_cast<double>(n));

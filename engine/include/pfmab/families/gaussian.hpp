@@ -65,6 +65,9 @@ struct Gaussian {
   // one-parameter exponential families). One normal by the ziggurat.
   class Posterior {
    public:
+    // A draw's processor time, for the progress display's first estimate
+    // (bench/README.md, "Thompson sampling baselines": one normal).
+    static constexpr double draw_ns = 3.6;
     explicit Posterior(const RewardFamily& family) : sigma_(Gaussian::sigma(family)) {}
     double draw(std::uint64_t n, double sum, pcg32& stream) const {
       const auto x = static_cast<double>(n);

@@ -63,6 +63,9 @@ struct Poisson {
   // shape 1/2 while S = 0 (rng::gamma's reduction below shape 1).
   class Posterior {
    public:
+    // A draw's processor time, for the progress display's first estimate
+    // (bench/README.md, "Thompson sampling baselines": one gamma).
+    static constexpr double draw_ns = 8.9;
     explicit Posterior(const RewardFamily& /*family*/) {}
     double draw(std::uint64_t n, double sum, pcg32& stream) const {
       return rng::gamma(stream, sum + 0.5) / static_cast<double>(n);
