@@ -231,6 +231,18 @@ TEST(CliBounds, TableShowsEachCellsConstantsAndBounds) {
   EXPECT_NE(r.out.find(" 4858.5"), std::string::npos) << r.out;  // Theorem 2
 }
 
+TEST(CliBounds, EachReasonForNaIsPrintedOnceWithItsRows) {
+  // Poisson rewards are not sub-Gaussian: Theorem 2 is n/a in every row, for
+  // the same reason, said once
+  const auto r = run_cli({"bounds", "--means-inline", "0.8,0.2;0.7,0.5", "--rewards", "poisson",
+                          "--alpha", "0,0.5,1"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const std::string why =
+      "Th.2 n/a: rows 1-3: Theorem 2 assumes sub-Gaussian rewards; Poisson rewards are not\n";
+  EXPECT_NE(r.out.find(why), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("Th.2 n/a"), r.out.rfind("Th.2 n/a")) << r.out;
+}
+
 TEST(CliBounds, JsonAndTheRunReportAgree) {
   std::vector<std::string> args{"bounds", "--json"};
   args.insert(args.end(), kBounds2x2.begin(), kBounds2x2.end());
@@ -351,7 +363,7 @@ TEST(CliRun, AGameBeyondTheSolversLimitReportsCStarNotAvailableAndRuns) {
   EXPECT_EQ(cell["replications"], 2);
   const auto table = run_cli(args);
   ASSERT_EQ(table.exit_code, 0) << table.err;
-  EXPECT_NE(table.out.find("C* n/a: " + why), std::string::npos) << table.out;
+  EXPECT_NE(table.out.find("C* n/a: row 1: " + why), std::string::npos) << table.out;
 }
 
 }  // namespace

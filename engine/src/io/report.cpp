@@ -339,17 +339,34 @@ class KeyColumns {
   std::vector<std::vector<std::string>> rows_;  // per cell, its varied keys' values
 };
 
-// Why C* is n/a, once per distinct reason in the cells' order: the reward
-// family, or a game beyond the solver's limit (which names its size).
-void print_c_star_notes(std::ostream& out, std::span<const CellReport> cells) {
-  std::vector<std::string> notes;
-  for (const auto& c : cells) {
-    const auto& note = c.bounds.c_star_note;
-    if (!note.empty() && std::find(notes.begin(), notes.end(), note) == notes.end()) {
-      notes.push_back(note);
-    }
+// "row 2", "rows 1-3, 5": table rows numbered from 1.
+std::string rows_named(const std::vector<std::size_t>& rows) {
+  std::string out = rows.size() == 1 ? "row " : "rows ";
+  for (std::size_t i = 0; i < rows.size();) {
+    std::size_t j = i;
+    while (j + 1 < rows.size() && rows[j + 1] == rows[j] + 1) ++j;
+    out += fmt::format("{}{}", i == 0 ? "" : ", ", rows[i] + 1);
+    if (j > i) out += fmt::format("-{}", rows[j] + 1);
+    i = j + 1;
   }
-  for (const auto& note : notes) fmt::print(out, "C* n/a: {}\n", note);
+  return out;
+}
+
+// Why `column` is n/a, once per distinct reason in the cells' order, with
+// the rows it holds for: "C* n/a: rows 1-3: the KL program's solve ...".
+void print_reasons(std::ostream& out, std::string_view column, std::span<const CellReport> cells,
+                   std::string theory::Bounds::*reason) {
+  std::vector<std::pair<std::string, std::vector<std::size_t>>> reasons;
+  for (std::size_t i = 0; i < cells.size(); ++i) {
+    const auto& why = cells[i].bounds.*reason;
+    if (why.empty()) continue;
+    auto it = std::find_if(reasons.begin(), reasons.end(), [&](auto& r) { return r.first == why; });
+    if (it == reasons.end()) it = reasons.insert(reasons.end(), {why, {}});
+    it->second.push_back(i);
+  }
+  for (const auto& [why, rows] : reasons) {
+    fmt::print(out, "{} n/a: {}: {}\n", column, rows_named(rows), why);
+  }
 }
 
 }  // namespace
@@ -383,7 +400,7 @@ void print_table(std::ostream& out, std::uint64_t seed, const std::string& diges
   fmt::print(out,
              "comm share: the part of the regret that is communication, C x comm / regret.\n{}\n",
              constants_legend("Th.1 log T, C* log T: asymptotic constants times log T"));
-  print_c_star_notes(out, cells);
+  print_reasons(out, "C*", cells, &theory::Bounds::c_star_note);
   fmt::print(out, "seed {}  digest {}\n", seed, digest);
 }
 
@@ -410,7 +427,6 @@ void print_bounds_table(std::ostream& out, std::span<const CellReport> cells) {
   fmt::print(out, "{}{:>16} {:>7} {:>11} {:>11} {:>11} {:>11} {:>10} {:>10} {:>12}\n",
              keys.header(), "f(p)", "log T", "Th.1 const", "Th.1 log T", "Cor.1 const",
              "Cor.1 log T", "C*", "C* log T", "Th.2 upper");
-  std::vector<std::string> notes;
   for (std::size_t i = 0; i < cells.size(); ++i) {
     const auto& c = cells[i];
     const auto& b = c.bounds;
@@ -419,13 +435,11 @@ void print_bounds_table(std::ostream& out, std::span<const CellReport> cells) {
                fixed(b.theorem1_lower(), 1), fixed(b.corollary1_constant, 2),
                fixed(b.corollary1_lower(), 1), fixed(b.c_star, 2), fixed(b.c_star_log_horizon(), 1),
                fixed(b.theorem2_upper, 1));
-    if (!b.theorem2_note.empty())
-      notes.push_back(fmt::format("Th.2 n/a: row {}: {}", i + 1, b.theorem2_note));
   }
   fmt::print(out, "{}\n",
              constants_legend("Th.1, Cor.1, C*: asymptotic constants (Cor.1: Gaussian rewards)"));
-  print_c_star_notes(out, cells);
-  for (const auto& note : notes) fmt::print(out, "{}\n", note);
+  print_reasons(out, "C*", cells, &theory::Bounds::c_star_note);
+  print_reasons(out, "Th.2", cells, &theory::Bounds::theorem2_note);
 }
 
 }  // namespace pfmab::io
