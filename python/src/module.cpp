@@ -408,4 +408,7 @@ PYBIND11_MODULE(_pfmab, m) {
   m.def("columns", &columns);
   m.def("parameters", &parameters);
   m.attr("version") = PFMAB_VERSION;
+  // the clone it was built from: the package refuses a module of another
+  // (python/pfmab/_engine.py)
+  m.attr("source_dir") = PFMAB_SOURCE_DIR;
 }
