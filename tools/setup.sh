@@ -13,6 +13,7 @@ packages=(
   libopenmpi-dev openmpi-bin
   libgtest-dev libbenchmark-dev python3-h5py python3-numpy python3-matplotlib
   pybind11-dev python3-dev python3-pandas python3-xarray python3-tqdm python3-pytest
+  python3-nbclient python3-nbformat python3-ipykernel  # docs/notebooks/, executed by the tests
   clang-15 libfuzzer-15-dev llvm-15  # the fuzz targets, symbolized reports (tools/fuzz.sh)
 )
 missing=()

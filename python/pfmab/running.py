@@ -62,11 +62,28 @@ def _progress(progress):
     if not progress:
         return False, None, None
     try:
-        from tqdm.auto import tqdm
+        tqdm = _tqdm()
     except ImportError:
         return True, None, None
     bar = _Bar(tqdm)
     return False, bar, bar
+
+
+def _tqdm():
+    """tqdm's notebook bar (a widget) in a Jupyter kernel with ipywidgets 7
+    or later, which tqdm's widget needs; else its text bar, which a
+    notebook shows as it shows stderr. (Debian 12's ipywidgets is 6.0, whose
+    widget messages a current Jupyter cannot read: nbclient fails on them.)"""
+    if "ipykernel" in sys.modules:
+        try:
+            import ipywidgets
+            if int(ipywidgets.__version__.split(".")[0]) >= 7:
+                from tqdm.notebook import tqdm
+                return tqdm
+        except (ImportError, ValueError):
+            pass
+    from tqdm.std import tqdm
+    return tqdm
 
 
 def _threads():
