@@ -8,6 +8,8 @@
 #include "pfmab/util/excerpt.hpp"
 #include "pfmab/util/limits.hpp"
 
+#include "hook_gil.hpp"
+
 namespace py = pybind11;
 
 namespace pfmab::python {
@@ -51,7 +53,7 @@ PolicyState::PolicyState(py::object policy, std::size_t clients, std::size_t arm
       planned_(clients) {}
 
 PolicyState::~PolicyState() {
-  const py::gil_scoped_acquire gil;
+  const HookGil gil;
   policy_ = py::object();
 }
 
@@ -74,19 +76,19 @@ std::uint32_t PolicyState::arm_of(py::handle value, const std::string& call) con
 }
 
 bool PolicyState::finished() const {
-  const py::gil_scoped_acquire gil;
+  const HookGil gil;
   return policy_.attr("finished")().cast<bool>();
 }
 
 void PolicyState::begin_phase(std::uint64_t phase, std::span<const std::uint32_t> participants) {
-  const py::gil_scoped_acquire gil;
+  const HookGil gil;
   policy_.attr("begin_phase")(phase, std::vector(participants.begin(), participants.end()));
 }
 
 // The runs as the method returns them: an iterable of (arms, rounds), where
 // rounds is the pulls of each arm or a list of each arm's pulls.
 void PolicyState::plan(std::size_t m, std::vector<sim::Run>& runs) {
-  const py::gil_scoped_acquire gil;
+  const HookGil gil;
   const auto call = call_name("plan", m);
   const py::object returned = policy_.attr("plan")(m);
   auto& planned = planned_[m];
@@ -136,32 +138,32 @@ void PolicyState::plan(std::size_t m, std::vector<sim::Run>& runs) {
 }
 
 void PolicyState::record(std::size_t m, std::uint32_t arm, std::uint64_t pulls, double sum) {
-  const py::gil_scoped_acquire gil;
+  const HookGil gil;
   policy_.attr("record")(m, arm, pulls, sum);
 }
 
 std::uint32_t PolicyState::exploit_arm(std::size_t m) const {
-  const py::gil_scoped_acquire gil;
+  const HookGil gil;
   return arm_of(policy_.attr("exploit_arm")(m), call_name("exploit_arm", m));
 }
 
 void PolicyState::aggregate(std::span<const std::uint32_t> participants) {
-  const py::gil_scoped_acquire gil;
+  const HookGil gil;
   policy_.attr("aggregate")(std::vector(participants.begin(), participants.end()));
 }
 
 void PolicyState::update(std::size_t m) {
-  const py::gil_scoped_acquire gil;
+  const HookGil gil;
   policy_.attr("update")(m);
 }
 
 void PolicyState::end_phase() {
-  const py::gil_scoped_acquire gil;
+  const HookGil gil;
   policy_.attr("end_phase")();
 }
 
 std::optional<std::uint32_t> PolicyState::fixed_arm(std::size_t m) const {
-  const py::gil_scoped_acquire gil;
+  const HookGil gil;
   const py::object arm = policy_.attr("fixed_arm")(m);
   if (arm.is_none()) return std::nullopt;
   return arm_of(arm, call_name("fixed_arm", m));

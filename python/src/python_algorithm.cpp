@@ -17,6 +17,7 @@
 #include "pfmab/sim/phased.hpp"
 #include "pfmab/util/error.hpp"
 
+#include "hook_gil.hpp"
 #include "policy_state.hpp"
 
 namespace py = pybind11;
@@ -69,7 +70,7 @@ class PythonAlgorithm final : public sim::Algorithm {
                                    const StopToken& stop) const override {
     std::optional<PolicyState> state;
     {
-      const py::gil_scoped_acquire gil;
+      const HookGil gil;
       state.emplace(cls_(context_), cell.instance().clients(), cell.instance().arms());
     }
     return sim::run_phased(cell, *state, seed, replication, stop);

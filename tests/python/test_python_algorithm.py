@@ -85,13 +85,20 @@ def test_explore_then_commit_in_python_gives_the_digest_of_the_cpp_one(mode, thr
     assert set(r.summary["algorithm"]) == {"test_python_algorithm:ExploreThenCommit"}
 
 
-def test_its_option_sweeps_and_appears_in_the_summary():
-    r = pfmab.run(**GAME, algorithm=ExploreThenCommit, pulls_per_arm=[50, 200], progress=False)
+def test_its_option_sweeps_and_appears_in_the_summary(tmp_path):
+    output = tmp_path / "out.h5"
+    r = pfmab.run(**GAME, algorithm=ExploreThenCommit, pulls_per_arm=[50, 200], output=output,
+                  progress=False)
     assert len(r.summary) == 6  # 3 alphas x 2 values
     assert sorted(set(r.summary["pulls_per_arm"])) == [50, 200]
     expected = cli_json("run", *FLAGS, "--algorithm", "explore-then-commit", "-q",
                         "--pulls-per-arm", "50,200")
     assert r.digest == expected["digest"]
+    # a process that never registered the class reads the output
+    summary = cli_json("summary", output)
+    assert summary["digest"] == r.digest
+    assert {cell["keys"]["algorithm"] for cell in summary["cells"]} == {
+        "test_python_algorithm:ExploreThenCommit"}
 
 
 class Greedy(ExploreThenCommit):
@@ -131,26 +138,30 @@ def test_an_exception_in_plan_reaches_the_caller_with_its_traceback():
     assert "raise ZeroDivisionError" in str(raised.traceback[-1].statement)
 
 
-def bad(value):
-    """A class named Bad whose plan returns `value` (each one registered
+def bad(method, value):
+    """A class named Bad whose `method` returns `value` (each one registered
     again under the same name, as a class defined again in a notebook)."""
-    return type("Bad", (ExploreThenCommit,), {"plan": lambda self, m: value,
+    return type("Bad", (ExploreThenCommit,), {method: lambda self, m: value,
                                               "__module__": __name__})
 
 
-@pytest.mark.parametrize("plan, said", [
-    ([(range(9), -3)], r"Bad.plan\(m=0\) returned run 0's arms pulls -3: pulls are at least 0"),
-    ([(range(9), 2.5)], r"Bad.plan\(m=0\) returned run 0's arms pulls 2.5: pulls are whole "
-                        r"numbers \(an int\), not float"),
-    ([([0, 9], 4)], r"Bad.plan\(m=0\) returned arm 9: the arms are 0 to 8"),
-    ([(range(9), 2**70)], r"Bad.plan\(m=0\) returned run 0's arms pulls 1180591620717411303424: "
-                          r"more than the longest horizon's 4611686018427387904 slots"),
-    ([(range(9), [1, 2])], r"Bad.plan\(m=0\) returned run 0: 2 counts for 9 arms"),
-    (7, r"Bad.plan\(m=0\) returned 7: a plan is a list of \(arms, rounds\) runs"),
+@pytest.mark.parametrize("method, value, said", [
+    ("plan", [(range(9), -3)], r"Bad.plan\(m=0\) returned run 0's arms pulls -3: pulls are at "
+                               r"least 0"),
+    ("plan", [(range(9), 2.5)], r"Bad.plan\(m=0\) returned run 0's arms pulls 2.5: pulls are "
+                                r"whole numbers \(an int\), not float"),
+    ("plan", [([0, 9], 4)], r"Bad.plan\(m=0\) returned arm 9: the arms are 0 to 8"),
+    ("plan", [(range(9), 2**70)], r"Bad.plan\(m=0\) returned run 0's arms pulls "
+                                  r"1180591620717411303424: more than the longest horizon's "
+                                  r"4611686018427387904 slots"),
+    ("plan", [(range(9), [1, 2])], r"Bad.plan\(m=0\) returned run 0: 2 counts for 9 arms"),
+    ("plan", 7, r"Bad.plan\(m=0\) returned 7: a plan is a list of \(arms, rounds\) runs"),
+    ("exploit_arm", -1, r"Bad.exploit_arm\(m=0\) returned arm -1: the arms are 0 to 8"),
+    ("fixed_arm", "2", r"Bad.fixed_arm\(m=0\) returned arm '2': an arm is an int, not str"),
 ])
-def test_an_impossible_plan_is_named_with_its_method_and_value(plan, said):
+def test_an_impossible_value_is_named_with_its_method_and_value(method, value, said):
     with pytest.raises(pfmab.PolicyError, match=said):
-        pfmab.run(**GAME, algorithm=bad(plan), progress=False)
+        pfmab.run(**GAME, algorithm=bad(method, value), progress=False)
 
 
 def test_a_failed_run_keeps_its_finished_replications_and_the_same_call_resumes(tmp_path):
@@ -170,3 +181,22 @@ def test_a_failed_run_keeps_its_finished_replications_and_the_same_call_resumes(
     made[0] = -10**9  # fixed
     resumed = pfmab.run(**GAME, algorithm=Flaky, output=output, threads=1, progress=False)
     assert resumed.digest == pfmab.run(**GAME, algorithm=ExploreThenCommit, progress=False).digest
+
+
+def test_ctrl_c_keeps_the_finished_replications_and_the_same_call_resumes(tmp_path):
+    from test_interrupt import interrupting
+
+    long = dict(GAME, replications=40000)  # 3 cells: a few seconds in Python
+    output = tmp_path / "out.h5"
+    progress, helper = interrupting(after=1000)
+    with pytest.raises(KeyboardInterrupt, match=r"^interrupted: \d+ of 120000 replications"):
+        pfmab.run(**long, algorithm=ExploreThenCommit, output=output, threads=2,
+                  progress=progress)
+    helper.join()
+    kept = int(pfmab.open(output).cells.replications_done.sum())
+    assert 1000 <= kept < 120000
+    resumed = pfmab.run(**long, algorithm=ExploreThenCommit, output=output, threads=2,
+                        progress=False)
+    whole = cli_json("run", "--means", SYNTHETIC, "--alpha", "0,0.5,1", "-T", "1e5", "--seed",
+                     "5", "-R", "40000", "-q", "--algorithm", "explore-then-commit")
+    assert resumed.digest == whole["digest"]

@@ -92,10 +92,17 @@ void register_algorithm(const AlgorithmEntry& entry) { table().add(entry); }
 
 std::size_t registrations() { return table().added(); }
 
+const AlgorithmEntry* registered_algorithm(std::string_view name) {
+  for (const auto& entry : registered_algorithms()) {
+    if (entry.name == name) return &entry;
+  }
+  return nullptr;
+}
+
 const AlgorithmEntry& find_algorithm(std::string_view name) {
+  if (const auto* entry = registered_algorithm(name)) return *entry;
   std::string names;
   for (const auto& entry : registered_algorithms()) {
-    if (entry.name == name) return entry;
     names += fmt::format("{}{}", names.empty() ? "" : ", ", entry.name);
   }
   throw UserError(fmt::format("unknown algorithm '{}' (expected one of {})", excerpt(name), names));

@@ -356,18 +356,21 @@ Value default_of(const Parameter& parameter, std::span<const Value> cell) {
 
 bool recorded_in(const Parameter& parameter, const CellValues& values) {
   if (parameter.order < Parameter::kRegisteredAtRunTime) return true;
-  return algorithms::declares(algorithms::find_algorithm(values.word("algorithm.name")).options,
-                              parameter.key);
+  const auto* algorithm = algorithms::registered_algorithm(values.word("algorithm.name"));
+  return algorithm && algorithms::declares(algorithm->options, parameter.key);
 }
 
 std::optional<std::string> no_effect(const Parameter& parameter, const CellValues& values) {
-  const auto& algorithm = algorithms::find_algorithm(values.word("algorithm.name"));
-  if (const auto* owner = algorithms::owner_of(parameter.key);
-      owner && !algorithms::declares(algorithm.options, parameter.key)) {
-    return fmt::format("it is {}'s option", owner->owner);
-  }
-  for (const auto& ignored : algorithm.ignores) {
-    if (ignored.key == parameter.key) return std::string(ignored.why);
+  // An algorithm this process has not registered (a Python class, named by
+  // the record of an output read here): nothing is known of its options.
+  if (const auto* algorithm = algorithms::registered_algorithm(values.word("algorithm.name"))) {
+    if (const auto* owner = algorithms::owner_of(parameter.key);
+        owner && !algorithms::declares(algorithm->options, parameter.key)) {
+      return fmt::format("it is {}'s option", owner->owner);
+    }
+    for (const auto& ignored : algorithm->ignores) {
+      if (ignored.key == parameter.key) return std::string(ignored.why);
+    }
   }
   if (family_parameter(parameter)) {
     const auto& family = *families::find_family(values.word("instance.rewards"));
