@@ -81,6 +81,9 @@ def load(experiment, overrides):
     aliases = _aliases() if overrides else {}
     given = [_override(k, v, aliases) for k, v in overrides.items()]
     if isinstance(experiment, dict):
+        table = experiment.get("algorithm")
+        if isinstance(table, dict) and "name" in table:  # {"algorithm": {"name": TheClass}}
+            experiment = {**experiment, "algorithm": {**table, "name": registered(table["name"])}}
         return engine().load_text(_toml.dumps(experiment), "<dict>", os.getcwd(), given)
     if isinstance(experiment, str) and _is_text(experiment):
         return engine().load_text(experiment, "<text>", os.getcwd(), given)

@@ -94,6 +94,10 @@ def test_its_option_sweeps_and_appears_in_the_summary(tmp_path):
     expected = cli_json("run", *FLAGS, "--algorithm", "explore-then-commit", "-q",
                         "--pulls-per-arm", "50,200")
     assert r.digest == expected["digest"]
+    as_dict = {"seed": 5, "replications": 20, "horizon": 1e5, "alpha": [0, 0.5, 1],
+               "instance": {"means": SYNTHETIC},
+               "algorithm": {"name": ExploreThenCommit, "pulls_per_arm": [50, 200]}}
+    assert pfmab.run(as_dict, progress=False).digest == r.digest
     # a process that never registered the class reads the output
     summary = cli_json("summary", output)
     assert summary["digest"] == r.digest
