@@ -14,10 +14,11 @@ from . import _requirements
 
 _requirements.check()  # before the first module that needs numpy
 
-from .errors import ExperimentError, OutputError  # noqa: E402
+from .algorithm import Algorithm, Context, Option  # noqa: E402
+from .errors import ExperimentError, OutputError, PolicyError  # noqa: E402
 from .experiment import Validation, bounds, validate  # noqa: E402
 from .results import Results, open  # noqa: A004,E402
 from .running import run  # noqa: E402
 
-__all__ = ["ExperimentError", "OutputError", "Results", "Validation", "bounds", "open", "run",
-           "validate"]
+__all__ = ["Algorithm", "Context", "ExperimentError", "Option", "OutputError", "PolicyError",
+           "Results", "Validation", "bounds", "open", "run", "validate"]

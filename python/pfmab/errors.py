@@ -10,3 +10,9 @@ class ExperimentError(ValueError):
 class OutputError(ValueError):
     """A file that is not a readable pfmab output (missing, foreign, damaged,
     or of another format)."""
+
+
+class PolicyError(ValueError):
+    """A method of a Python algorithm (pfmab.Algorithm) returned what the
+    engine cannot play: the message names the method, its client and the
+    value."""

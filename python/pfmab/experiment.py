@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 
 from . import _arguments, _toml
 from ._engine import engine
+from .algorithm import registered
 from .errors import ExperimentError
 
 
@@ -73,10 +74,16 @@ def _is_text(experiment):
 def load(experiment, overrides):
     """The engine's experiment for `experiment` (a path, a TOML text or a
     dict) with `overrides` (keyword: value or list of values) over it.
-    Raises ExperimentError with the command line's message."""
+    Raises ExperimentError with the command line's message. An algorithm
+    given as a pfmab.Algorithm class is registered first, so that its
+    options are keys of this experiment."""
+    overrides = {keyword: registered(value) for keyword, value in overrides.items()}
     aliases = _aliases() if overrides else {}
     given = [_override(k, v, aliases) for k, v in overrides.items()]
     if isinstance(experiment, dict):
+        table = experiment.get("algorithm")
+        if isinstance(table, dict) and "name" in table:  # {"algorithm": {"name": TheClass}}
+            experiment = {**experiment, "algorithm": {**table, "name": registered(table["name"])}}
         return engine().load_text(_toml.dumps(experiment), "<dict>", os.getcwd(), given)
     if isinstance(experiment, str) and _is_text(experiment):
         return engine().load_text(experiment, "<text>", os.getcwd(), given)

@@ -98,8 +98,8 @@ def run(experiment=None, *, output=None, threads=None, shard=None, overwrite=Fal
     """Runs `experiment` (a path, a TOML text or a dict with the experiment
     file's keys; lists sweep) with keyword overrides laid over it as the
     command line's flags (alpha=[0, 0.5], horizon=1e6, comm_cost=[0, 1],
-    algorithm="local-ucb", means="m.csv" or a matrix), and returns its
-    Results.
+    algorithm="local-ucb" or a pfmab.Algorithm class, means="m.csv" or a
+    matrix), and returns its Results.
 
     output:    the HDF5 output; an existing one of the same experiment is
                continued (overwrite=True replaces one of another). None: a

@@ -31,14 +31,16 @@
 #include "pfmab/io/progress.hpp"
 #include "pfmab/io/report.hpp"
 #include "pfmab/io/results_file.hpp"
-#include "pfmab/util/limits.hpp"
 #include "pfmab/run/run_experiment.hpp"
 #include "pfmab/run/world.hpp"
 #include "pfmab/sim/columns.hpp"
 #include "pfmab/sim/shard.hpp"
 #include "pfmab/util/error.hpp"
 #include "pfmab/util/excerpt.hpp"
+#include "pfmab/util/limits.hpp"
 #include "pfmab/util/stop_token.hpp"
+
+#include "python_algorithm.hpp"
 
 namespace py = pybind11;
 using namespace pfmab;
@@ -404,6 +406,12 @@ PYBIND11_MODULE(_pfmab, m) {
       .def("rows", &Output::rows, py::arg("cell"), py::arg("first"), py::arg("count"))
       .def("summary_json", &Output::summary_json);
 
+  m.def(
+      "register_algorithm",
+      [](const std::string& name, const py::object& cls, const py::list& options) {
+        raising(experiment_error, [&] { python::register_algorithm(name, cls, options); });
+      },
+      py::arg("name"), py::arg("cls"), py::arg("options"));
   m.def("max_threads", &limits::max_threads);
   m.def("columns", &columns);
   m.def("parameters", &parameters);

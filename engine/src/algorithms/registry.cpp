@@ -2,6 +2,9 @@
 
 #include <algorithm>
 #include <array>
+#include <atomic>
+#include <memory>
+#include <mutex>
 
 #include <fmt/format.h>
 
@@ -37,21 +40,69 @@ namespace {
 const std::array kEntries{PFMAB_ALGORITHMS(PFMAB_LIST)};
 #undef PFMAB_LIST
 
-}  // namespace
+// The table of registered algorithms. A registration at run time makes a
+// longer copy rather than growing the table in place, and keeps every
+// earlier copy, so that no span handed out before it ever dangles.
+class Table {
+ public:
+  Table() {
+    auto first = std::make_unique<std::vector<AlgorithmEntry>>();
+    for (const auto* entry : kEntries) first->push_back(*entry);
+    current_ = first.get();
+    copies_.push_back(std::move(first));
+  }
 
-std::span<const AlgorithmEntry> registered_algorithms() {
-  static const auto all = [] {
-    std::vector<AlgorithmEntry> v;
-    for (const auto* entry : kEntries) v.push_back(*entry);
-    return v;
-  }();
+  std::span<const AlgorithmEntry> current() const {
+    return *current_.load(std::memory_order_acquire);
+  }
+  std::size_t added() const { return added_.load(std::memory_order_acquire); }
+
+  void add(const AlgorithmEntry& entry) {
+    const std::lock_guard lock(mutex_);
+    for (const auto& registered : current()) {
+      if (registered.name == entry.name) {
+        throw UserError(
+            fmt::format("an algorithm named '{}' is already registered", excerpt(entry.name)));
+      }
+    }
+    auto longer = std::make_unique<std::vector<AlgorithmEntry>>(*current_.load());
+    longer->push_back(entry);
+    current_.store(longer.get(), std::memory_order_release);
+    copies_.push_back(std::move(longer));
+    added_.fetch_add(1, std::memory_order_acq_rel);
+  }
+
+ private:
+  std::mutex mutex_;
+  std::vector<std::unique_ptr<const std::vector<AlgorithmEntry>>> copies_;
+  std::atomic<const std::vector<AlgorithmEntry>*> current_{nullptr};
+  std::atomic<std::size_t> added_{0};
+};
+
+Table& table() {
+  static Table all;
   return all;
 }
 
+}  // namespace
+
+std::span<const AlgorithmEntry> registered_algorithms() { return table().current(); }
+
+void register_algorithm(const AlgorithmEntry& entry) { table().add(entry); }
+
+std::size_t registrations() { return table().added(); }
+
+const AlgorithmEntry* registered_algorithm(std::string_view name) {
+  for (const auto& entry : registered_algorithms()) {
+    if (entry.name == name) return &entry;
+  }
+  return nullptr;
+}
+
 const AlgorithmEntry& find_algorithm(std::string_view name) {
+  if (const auto* entry = registered_algorithm(name)) return *entry;
   std::string names;
   for (const auto& entry : registered_algorithms()) {
-    if (entry.name == name) return entry;
     names += fmt::format("{}{}", names.empty() ? "" : ", ", entry.name);
   }
   throw UserError(fmt::format("unknown algorithm '{}' (expected one of {})", excerpt(name), names));
@@ -69,11 +120,14 @@ std::vector<const OptionGroup*> option_groups() {
 
 const OptionGroup* owner_of(std::string_view key) {
   for (const auto* group : option_groups()) {
-    for (const auto& parameter : group->parameters) {
-      if (parameter.key == key) return group;
-    }
+    if (declares(group, key)) return group;
   }
   return nullptr;
+}
+
+bool declares(const OptionGroup* group, std::string_view key) {
+  return group && std::any_of(group->parameters.begin(), group->parameters.end(),
+                              [&](const io::Parameter& parameter) { return parameter.key == key; });
 }
 
 }  // namespace pfmab::algorithms

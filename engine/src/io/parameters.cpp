@@ -2,8 +2,11 @@
 
 #include <algorithm>
 #include <array>
+#include <atomic>
 #include <cmath>
 #include <limits>
+#include <memory>
+#include <mutex>
 
 #include <fmt/format.h>
 
@@ -253,18 +256,39 @@ std::string family_parameter_key(const families::FamilyParameter& parameter) {
 }
 
 std::span<const Parameter> parameters() {
-  static const std::vector<Parameter> all = [] {
-    std::vector<Parameter> v(engine_table.begin(), engine_table.end());
+  // Made again, longer, when an algorithm is registered at run time; every
+  // table made is kept, so that no span handed out dangles. Its options sort
+  // after every other parameter, so each parameter keeps its index.
+  static std::mutex mutex;
+  static std::vector<std::unique_ptr<const std::vector<Parameter>>> tables;
+  static std::atomic<const std::vector<Parameter>*> current{nullptr};
+  static std::atomic<std::size_t> made_at{0};  // registrations() when `current` was made
+  const auto registered = algorithms::registrations();
+  if (const auto* table = current.load(std::memory_order_acquire);
+      table && made_at.load(std::memory_order_acquire) == registered) {
+    return *table;
+  }
+  const std::lock_guard lock(mutex);
+  if (!current.load() || made_at.load() != registered) {
+    auto v = std::make_unique<std::vector<Parameter>>(engine_table.begin(), engine_table.end());
     const auto of_families = family_parameters();
-    v.insert(v.end(), of_families.begin(), of_families.end());
+    v->insert(v->end(), of_families.begin(), of_families.end());
     for (const auto* group : algorithms::option_groups()) {
-      v.insert(v.end(), group->parameters.begin(), group->parameters.end());
+      for (const auto& parameter : group->parameters) {
+        // a key two groups share is one parameter (algorithms::owner_of)
+        if (std::none_of(v->begin(), v->end(),
+                         [&](const Parameter& p) { return p.key == parameter.key; })) {
+          v->push_back(parameter);
+        }
+      }
     }
-    std::stable_sort(v.begin(), v.end(),
+    std::stable_sort(v->begin(), v->end(),
                      [](const Parameter& a, const Parameter& b) { return a.order < b.order; });
-    return v;
-  }();
-  return all;
+    current.store(v.get(), std::memory_order_release);
+    made_at.store(registered, std::memory_order_release);
+    tables.push_back(std::move(v));
+  }
+  return *current.load(std::memory_order_acquire);
 }
 
 std::string_view Parameter::name() const {
@@ -330,14 +354,23 @@ Value default_of(const Parameter& parameter, std::span<const Value> cell) {
                                                         : default_values(parameter).front();
 }
 
+bool recorded_in(const Parameter& parameter, const CellValues& values) {
+  if (parameter.order < Parameter::kRegisteredAtRunTime) return true;
+  const auto* algorithm = algorithms::registered_algorithm(values.word("algorithm.name"));
+  return algorithm && algorithms::declares(algorithm->options, parameter.key);
+}
+
 std::optional<std::string> no_effect(const Parameter& parameter, const CellValues& values) {
-  const auto& algorithm = algorithms::find_algorithm(values.word("algorithm.name"));
-  if (const auto* owner = algorithms::owner_of(parameter.key);
-      owner && owner != algorithm.options) {
-    return fmt::format("it is {}'s option", owner->owner);
-  }
-  for (const auto& ignored : algorithm.ignores) {
-    if (ignored.key == parameter.key) return std::string(ignored.why);
+  // An algorithm this process has not registered (a Python class, named by
+  // the record of an output read here): nothing is known of its options.
+  if (const auto* algorithm = algorithms::registered_algorithm(values.word("algorithm.name"))) {
+    if (const auto* owner = algorithms::owner_of(parameter.key);
+        owner && !algorithms::declares(algorithm->options, parameter.key)) {
+      return fmt::format("it is {}'s option", owner->owner);
+    }
+    for (const auto& ignored : algorithm->ignores) {
+      if (ignored.key == parameter.key) return std::string(ignored.why);
+    }
   }
   if (family_parameter(parameter)) {
     const auto& family = *families::find_family(values.word("instance.rewards"));
@@ -407,8 +440,10 @@ const GivenMeans& CellValues::means() const {
 nlohmann::json CellValues::to_json() const {
   auto out = nlohmann::json::object();
   const auto table = parameters();
-  for (std::size_t i = 0; i < table.size(); ++i) {
-    if (table[i].of_cell) out[std::string(table[i].name())] = io::to_json(values_[i]);
+  for (std::size_t i = 0; i < values_.size(); ++i) {
+    if (table[i].of_cell && recorded_in(table[i], *this)) {
+      out[std::string(table[i].name())] = io::to_json(values_[i]);
+    }
   }
   return out;
 }

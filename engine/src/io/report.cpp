@@ -40,7 +40,7 @@ double CellReport::comm_share() const {
 std::vector<CellKey> cell_keys(const CellValues& values, const std::string& mode) {
   std::vector<CellKey> keys;
   const auto all = parameters();
-  for (std::size_t k = 0; k < all.size(); ++k) {
+  for (std::size_t k = 0; k < values.size(); ++k) {
     const auto& parameter = all[k];
     if (!parameter.of_cell) continue;
     const auto& value = values.all()[k];

@@ -83,8 +83,8 @@ void write_ranges(hid_t group, std::span<const sim::ReplicationRange> ranges) {
 // `means` dataset, and `instance` says where they came from.
 void write_values(hid_t group, const CellValues& values) {
   const auto all = parameters();
-  for (std::size_t i = 0; i < all.size(); ++i) {
-    if (!all[i].of_cell) continue;
+  for (std::size_t i = 0; i < values.size(); ++i) {
+    if (!all[i].of_cell || !recorded_in(all[i], values)) continue;
     const std::string name(all[i].name());
     struct {
       hid_t group;
@@ -108,8 +108,10 @@ void write_values(hid_t group, const CellValues& values) {
   }
   // the keys it holds its default of because its algorithm has no use for them
   std::string unused;
-  for (const auto& parameter : all) {
-    if (!parameter.of_cell || !no_effect(parameter, values)) continue;
+  for (const auto& parameter : all.first(values.size())) {
+    if (!parameter.of_cell || !recorded_in(parameter, values) || !no_effect(parameter, values)) {
+      continue;
+    }
     if (!unused.empty()) unused += ',';
     unused += parameter.name();
   }

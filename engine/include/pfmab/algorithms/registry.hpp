@@ -40,13 +40,34 @@ struct AlgorithmEntry {
   std::span<const IgnoredKey> ignores;
 };
 
-// Every registered algorithm, in registry.cpp's order.
+// Every registered algorithm, in registry.cpp's order, then those registered
+// at run time in their order. A span handed out stays valid after a later
+// registration (it shows the algorithms registered when it was taken).
 std::span<const AlgorithmEntry> registered_algorithms();
+// Registers an algorithm made at run time (a Python class: python/src/),
+// after every compiled-in one, for the experiments loaded after it. Its
+// options' parameters take io::Parameter::kRegisteredAtRunTime as their
+// order, and keys that are new or another group's option declared alike
+// (the caller checks: io is above this layer); the entry, its group and
+// what they view must live as long as the process. Throws UserError for a
+// name already registered.
+void register_algorithm(const AlgorithmEntry& entry);
+// How many algorithms were registered at run time: io::parameters() takes
+// their options in when it changes.
+std::size_t registrations();
 // The entry named `name`; throws UserError naming every registered one.
 const AlgorithmEntry& find_algorithm(std::string_view name);
+// The entry named `name`, or nullptr: an output's record may name an
+// algorithm that the process which wrote it registered at run time.
+const AlgorithmEntry* registered_algorithm(std::string_view name);
 // Every registered algorithm's option group, each once.
 std::vector<const OptionGroup*> option_groups();
-// The group declaring the parameter of `key`, nullptr for an engine one.
+// The first group declaring the parameter of `key`, nullptr for an engine
+// one. (Groups may share a key, declared alike: an algorithm registered at
+// run time may take a compiled-in one's option, as a Python
+// explore-then-commit takes algorithm.pulls_per_arm.)
 const OptionGroup* owner_of(std::string_view key);
+// Whether `group` (nullptr: none) declares the parameter of `key`.
+bool declares(const OptionGroup* group, std::string_view key);
 
 }  // namespace pfmab::algorithms

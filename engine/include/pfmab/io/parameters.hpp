@@ -52,6 +52,11 @@ struct Parameter {
   // a new algorithm's options need none: they follow, in registration order.
   unsigned order = kAfterEveryBuiltInKey;
   static constexpr unsigned kAfterEveryBuiltInKey = 1000;
+  // An algorithm registered at run time (algorithms::register_algorithm,
+  // a Python class) comes after every compiled-in one, so that registering
+  // it moves no parameter, and its options are recorded only in its own
+  // cells (recorded_in), so that it changes no other experiment's record.
+  static constexpr unsigned kRegisteredAtRunTime = 2000;
   std::string_view flags;  // the command line's names, e.g. "--horizon,-T"; "" for none
   ValueType type = ValueType::real;
   // The default as its flag would spell it; "" for none (then `derive`, or
@@ -83,7 +88,8 @@ struct Parameter {
 // (algorithms/registry.hpp), in sweep order: a sweep's cells are the
 // cartesian product of the sweeping parameters' lists, the first outermost,
 // and a cell's position in it is part of every random stream's key, so this
-// order is part of the results.
+// order is part of the results. An algorithm registered at run time appends
+// its options; a span taken before stays valid, without them.
 std::span<const Parameter> parameters();
 
 // The parameter of `key`, or nullptr.
@@ -106,6 +112,11 @@ Value default_of(const Parameter& parameter, std::span<const Value> cell);
 std::string family_parameter_key(const families::FamilyParameter& parameter);
 
 class CellValues;
+// Whether the record of the cell of `values` (its canonical form, its
+// output attributes) holds `parameter`: every parameter but the options of
+// an algorithm registered at run time, which only that algorithm's cells
+// hold.
+bool recorded_in(const Parameter& parameter, const CellValues& values);
 // Why `parameter` has no effect on the cell of `values`, e.g. "it is
 // PF-UCB's option" or "it never pays for communication" (another algorithm's
 // option, a key the cell's algorithm ignores: algorithms/registry.hpp; how
@@ -120,15 +131,18 @@ nlohmann::json to_json(const Value& value);
 Value value_from_json(const Parameter& parameter, const nlohmann::json& json,
                       const std::string& means_name = "inline");
 
-// The values of one cell, one per parameter in parameters() order.
+// The values of one cell, one per parameter in parameters() order (a cell
+// made before an algorithm was registered at run time has none of its
+// options: size() says how many it has).
 class CellValues {
  public:
   CellValues() : values_(parameters().size()) {}
   explicit CellValues(std::vector<Value> values);
 
-  const Value& at(std::string_view key) const { return values_[index_of(key)]; }
-  Value& at(std::string_view key) { return values_[index_of(key)]; }
+  const Value& at(std::string_view key) const { return values_.at(index_of(key)); }
+  Value& at(std::string_view key) { return values_.at(index_of(key)); }
   std::span<const Value> all() const { return values_; }
+  std::size_t size() const { return values_.size(); }
 
   double real(std::string_view key) const { return std::get<double>(at(key)); }
   std::uint64_t whole(std::string_view key) const { return std::get<std::uint64_t>(at(key)); }
