@@ -18,10 +18,25 @@
 // 2 threads. One iteration per repetition (Iterations(1)): repeat with
 // --benchmark_repetitions and read the medians. This program's own flag
 // `--scale=F` (default 1) multiplies the replications (the smoke run: 0.01).
+//
+// BM_PythonPolicy/POLICY/M/K/log10 T: what an algorithm written in Python
+// costs (docs/python.md, "Write an algorithm in Python"), in one Python
+// process, on 1 thread, aggregated mode, on an M x K game of fixed means:
+//
+//   pf_ucb          python/pfmab/examples/pf_ucb.py against the engine's
+//                   pf-ucb, paired (C++, Python, Python, C++), same digest
+//   epsilon_greedy  the worked example, python/pfmab/examples/
+//                   epsilon_greedy.py, alone (no C++ twin): it never stops
+//                   exploring, so its phases grow with log T (14 at 10^6,
+//                   34 at 10^12 on 4 x 9)
+//
+// Counters: `python_us` and `cpp_us`, microseconds per replication;
+// `python_over_cpp`; `phases`, per replication; `python_us_per_phase`.
 
 #include <unistd.h>
 
 #include <chrono>
+#include <cmath>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -75,6 +90,39 @@ start = time.perf_counter()
 r = pfmab.run(sys.argv[1], replications=int(sys.argv[2]), output=sys.argv[3], threads=2,
               progress=False)
 print(time.perf_counter() - start, r.digest)
+)";
+
+// Times POLICY's replications on an M x K game at T (argv), and its C++
+// twin's where there is one, first or second as ORDER says, after a
+// replication of each outside the timing (the process's first run pays the
+// engine's and the module's start); prints "python_s cpp_s python_digest
+// cpp_digest phases" (cpp_s 0 and cpp_digest "-" without a twin).
+constexpr std::string_view kPolicy = R"(
+import sys, time
+import pfmab
+from pfmab.examples.epsilon_greedy import FederatedEpsilonGreedy
+from pfmab.examples.pf_ucb import PfUcb
+policy, M, K, T, R, order = sys.argv[1], *map(int, sys.argv[2:6]), sys.argv[6]
+means = [[((7 * m + 3 * k) % 11) / 10 for k in range(K)] for m in range(M)]
+game = dict(means=means, alpha=0.5, horizon=T, replications=R, seed=3, threads=1,
+            progress=False)
+classes = {"pf_ucb": (PfUcb, "pf-ucb"), "epsilon_greedy": (FederatedEpsilonGreedy, None)}
+python, cpp = classes[policy]
+def timed(algorithm):
+    start = time.perf_counter()
+    r = pfmab.run(**game, algorithm=algorithm)
+    return time.perf_counter() - start, r
+for algorithm in [python, cpp] if cpp else [python]:
+    pfmab.run(**dict(game, replications=1), algorithm=algorithm)
+cpp_s, cpp_digest = 0.0, "-"
+if cpp and order == "cpp-first":
+    cpp_s, c = timed(cpp)
+python_s, r = timed(python)
+if cpp and order == "python-first":
+    cpp_s, c = timed(cpp)
+if cpp:
+    cpp_digest = c.digest
+print(python_s, cpp_s, r.digest, cpp_digest, r.summary["phases_mean"].iloc[0])
 )";
 
 void fail(benchmark::State& state, const std::string& message) {
@@ -140,6 +188,49 @@ void BM_PythonVsCli(benchmark::State& state, const Workload& workload) {
   state.counters["call_over_cli"] = call_s / cli_s;
 }
 
+void BM_PythonPolicy(benchmark::State& state, const std::string& policy) {
+  const auto clients = state.range(0), arms = state.range(1);
+  const auto horizon = fmt::format("{:.0f}", std::pow(10.0, static_cast<double>(state.range(2))));
+  // about a second of Python a run: its calls grow with the clients and arms
+  const auto replications = std::to_string(std::max<std::int64_t>(
+      2, static_cast<std::int64_t>(scale * 40000.0 / static_cast<double>(clients * arms))));
+  double python_s = 0, cpp_s = 0, phases = 0;
+  for (auto _ : state) {
+    double iteration = 0;
+    // paired as C++, Python, Python, C++, so that the machine's drift
+    // touches both alike
+    for (const char* order : {"cpp-first", "python-first"}) {
+      const auto run =
+          pfmab::testing::Spawned(PFMAB_PYTHON,
+                                  {"-c", std::string(kPolicy), policy, std::to_string(clients),
+                                   std::to_string(arms), horizon, replications, order})
+              .wait();
+      if (run.exit_code != 0) return fail(state, "python failed: " + run.err);
+      std::istringstream printed(run.out);
+      double py = 0, cpp = 0, p = 0;
+      std::string py_digest, cpp_digest;
+      printed >> py >> cpp >> py_digest >> cpp_digest >> p;
+      if (cpp_digest != "-" && cpp_digest != py_digest) {
+        return fail(state,
+                    fmt::format("{}: Python digest {}, C++ {}", policy, py_digest, cpp_digest));
+      }
+      python_s += py;
+      cpp_s += cpp;
+      phases = p;
+      iteration += py + cpp;
+    }
+    state.SetIterationTime(iteration);
+  }
+  const double runs = 2.0 * static_cast<double>(state.iterations()) * std::stod(replications);
+  state.counters["python_us"] = 1e6 * python_s / runs;
+  state.counters["phases"] = phases;
+  state.counters["python_us_per_phase"] = 1e6 * python_s / runs / phases;
+  if (cpp_s > 0) {
+    state.counters["cpp_us"] = 1e6 * cpp_s / runs;
+    state.counters["python_over_cpp"] = python_s / cpp_s;
+  }
+}
+
 void register_all() {
   for (const auto& workload : workloads()) {
     benchmark::RegisterBenchmark(
@@ -148,6 +239,17 @@ void register_all() {
         ->Iterations(1)
         ->UseManualTime()
         ->Unit(benchmark::kSecond);
+  }
+  for (const std::string policy : {"pf_ucb", "epsilon_greedy"}) {
+    auto* b = benchmark::RegisterBenchmark(
+        fmt::format("BM_PythonPolicy/{}", policy).c_str(),
+        [policy](benchmark::State& state) { BM_PythonPolicy(state, policy); });
+    b->ArgNames({"M", "K", "log10T"})->Iterations(1)->UseManualTime()->Unit(benchmark::kSecond);
+    if (policy == "pf_ucb") {
+      b->Args({4, 9, 6})->Args({20, 10, 6})->Args({40, 40, 6})->Args({4, 9, 12});
+    } else {
+      b->Args({4, 9, 6})->Args({4, 9, 12});
+    }
   }
 }
 

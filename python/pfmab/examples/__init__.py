@@ -1,0 +1,4 @@
+"""Algorithms written in Python against pfmab.Algorithm (docs/python.md,
+"Write an algorithm in Python"): PF-UCB with the paper's rules, rule for
+rule as the engine's (pf_ucb.PfUcb), and the worked example, a federated
+epsilon-greedy (epsilon_greedy.FederatedEpsilonGreedy)."""
