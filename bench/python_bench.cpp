@@ -19,12 +19,15 @@
 // --benchmark_repetitions and read the medians. This program's own flag
 // `--scale=F` (default 1) multiplies the replications (the smoke run: 0.01).
 //
-// BM_PythonPolicy/POLICY/M/K/log10 T: what an algorithm written in Python
+// BM_PythonPolicy/POLICY/M/K/log10 T/R: what an algorithm written in Python
 // costs (docs/python.md, "Write an algorithm in Python"), in one Python
 // process, on 1 thread, aggregated mode, on an M x K game of fixed means:
 //
 //   pf_ucb          python/pfmab/examples/pf_ucb.py against the engine's
 //                   pf-ucb, paired (C++, Python, Python, C++), same digest
+//   local_ucb       python/pfmab/examples/local_ucb.py, UCB1 as phases of
+//                   one pull, against the engine's local-ucb (the same
+//                   pulls; another digest: local-ucb records no phases)
 //   epsilon_greedy  the worked example, python/pfmab/examples/
 //                   epsilon_greedy.py, alone (no C++ twin): it never stops
 //                   exploring, so its phases grow with log T (14 at 10^6,
@@ -96,18 +99,23 @@ print(time.perf_counter() - start, r.digest)
 // twin's where there is one, first or second as ORDER says, after a
 // replication of each outside the timing (the process's first run pays the
 // engine's and the module's start); prints "python_s cpp_s python_digest
-// cpp_digest phases" (cpp_s 0 and cpp_digest "-" without a twin).
+// cpp_digest phases" (cpp_s 0 without a twin; cpp_digest "-" without one
+// that must give the same digest).
 constexpr std::string_view kPolicy = R"(
 import sys, time
 import pfmab
 from pfmab.examples.epsilon_greedy import FederatedEpsilonGreedy
+from pfmab.examples.local_ucb import LocalUcbPerPull
 from pfmab.examples.pf_ucb import PfUcb
 policy, M, K, T, R, order = sys.argv[1], *map(int, sys.argv[2:6]), sys.argv[6]
 means = [[((7 * m + 3 * k) % 11) / 10 for k in range(K)] for m in range(M)]
 game = dict(means=means, alpha=0.5, horizon=T, replications=R, seed=3, threads=1,
             progress=False)
-classes = {"pf_ucb": (PfUcb, "pf-ucb"), "epsilon_greedy": (FederatedEpsilonGreedy, None)}
-python, cpp = classes[policy]
+# the Python class, its C++ twin, whether they give one digest (local-ucb
+# records no phases: the same pulls, another digest)
+classes = {"pf_ucb": (PfUcb, "pf-ucb", True), "local_ucb": (LocalUcbPerPull, "local-ucb", False),
+           "epsilon_greedy": (FederatedEpsilonGreedy, None, False)}
+python, cpp, same_digest = classes[policy]
 def timed(algorithm):
     start = time.perf_counter()
     r = pfmab.run(**game, algorithm=algorithm)
@@ -120,7 +128,7 @@ if cpp and order == "cpp-first":
 python_s, r = timed(python)
 if cpp and order == "python-first":
     cpp_s, c = timed(cpp)
-if cpp:
+if same_digest:
     cpp_digest = c.digest
 print(python_s, cpp_s, r.digest, cpp_digest, r.summary["phases_mean"].iloc[0])
 )";
@@ -191,9 +199,8 @@ void BM_PythonVsCli(benchmark::State& state, const Workload& workload) {
 void BM_PythonPolicy(benchmark::State& state, const std::string& policy) {
   const auto clients = state.range(0), arms = state.range(1);
   const auto horizon = fmt::format("{:.0f}", std::pow(10.0, static_cast<double>(state.range(2))));
-  // about a second of Python a run: its calls grow with the clients and arms
-  const auto replications = std::to_string(std::max<std::int64_t>(
-      2, static_cast<std::int64_t>(scale * 40000.0 / static_cast<double>(clients * arms))));
+  const auto replications =
+      std::to_string(std::max<std::int64_t>(2, static_cast<std::int64_t>(scale * state.range(3))));
   double python_s = 0, cpp_s = 0, phases = 0;
   for (auto _ : state) {
     double iteration = 0;
@@ -240,16 +247,21 @@ void register_all() {
         ->UseManualTime()
         ->Unit(benchmark::kSecond);
   }
-  for (const std::string policy : {"pf_ucb", "epsilon_greedy"}) {
+  // M, K, log10 T and the replications of a run: about a second of Python
+  const std::vector<std::pair<std::string, std::vector<std::vector<std::int64_t>>>> policies{
+      {"pf_ucb", {{4, 9, 6, 1111}, {20, 10, 6, 200}, {40, 40, 6, 25}, {4, 9, 12, 1111}}},
+      {"local_ucb", {{4, 9, 3, 10}, {4, 9, 4, 2}}},
+      {"epsilon_greedy", {{4, 9, 6, 1111}, {4, 9, 12, 1111}}},
+  };
+  for (const auto& [policy, args] : policies) {
     auto* b = benchmark::RegisterBenchmark(
         fmt::format("BM_PythonPolicy/{}", policy).c_str(),
         [policy](benchmark::State& state) { BM_PythonPolicy(state, policy); });
-    b->ArgNames({"M", "K", "log10T"})->Iterations(1)->UseManualTime()->Unit(benchmark::kSecond);
-    if (policy == "pf_ucb") {
-      b->Args({4, 9, 6})->Args({20, 10, 6})->Args({40, 40, 6})->Args({4, 9, 12});
-    } else {
-      b->Args({4, 9, 6})->Args({4, 9, 12});
-    }
+    b->ArgNames({"M", "K", "log10T", "R"})
+        ->Iterations(1)
+        ->UseManualTime()
+        ->Unit(benchmark::kSecond);
+    for (const auto& a : args) b->Args(a);
   }
 }
 

@@ -1,7 +1,7 @@
 """PF-UCB with the paper's rules (Algorithms 1 and 2, Sec. 4 of the paper),
 written in Python against pfmab.Algorithm as a researcher would write it
 from the paper: it plays exactly as the engine's pf-ucb (same digest;
-tests/python/test_python_pf_ucb.py), and it is what bench/python_bench.cpp
+tests/python/test_python_policies.py), and it is what bench/python_bench.cpp
 times against the engine's to say what a Python policy costs.
 
     pfmab.run(..., algorithm=pfmab.examples.pf_ucb.PfUcb)
