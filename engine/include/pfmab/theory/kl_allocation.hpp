@@ -39,7 +39,8 @@ namespace pfmab::theory {
 // `tied` as in optimal_allocation: arms treated as optimal beside a client's
 // mixed-optimal one, with no variable and no constraint (pulls +inf). An arm
 // with a zero gap that is not passed as tied gives +inf, as there.
-// `shares`: each constraint's multiplier (summed over its branches) as a share of their sum.
+// `shares`: each constraint's multiplier (summed over its branches and
+// pieces) as a share of their sum.
 // `newton_steps`: the barrier method's Newton steps.
 OptimalAllocation kl_optimal_allocation(const model::MixedModel& mixed,
                                         const families::Divergence& kl, double gap_share = 1e-6,

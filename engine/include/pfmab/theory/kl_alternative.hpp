@@ -42,7 +42,8 @@ struct KlConstraint {
   // within its convex stretch (for a convex family, every alternative); or
   // a term whose move is in its concave stretch, every other's convex.
   std::uint32_t concave = kConvex;
-  // That term's move if held there (NaN: searched over its concave stretch).
+  // That term's move if held there, a piece of the branch (NaN: searched
+  // over its concave stretch).
   double held = std::numeric_limits<double>::quiet_NaN();
 
   double multiplier = 0.0;           // eta, the price of the lead at the last solve
@@ -65,9 +66,10 @@ double add_term(const families::Divergence& kl, KlConstraint& constraint, std::u
 // move within its convex stretch, if they can close the gap so; and for
 // each term that can reach its concave stretch (the exponential KL past 2
 // mu), that move in it with every other within its convex stretch. Each
-// branch is concave and 1-homogeneous in x, and smooth where the least of
-// all is not (where branches tie): the KL program takes the branches as its
-// constraints. A convex family's constraint is its only branch.
+// branch is concave and 1-homogeneous in x; the convex one is smooth, a
+// concave one not everywhere (its least jumps between local minima as x
+// moves), which the KL program meets with pieces (kl_allocation.cpp). A
+// convex family's constraint is its only branch.
 std::vector<KlConstraint> branches(KlConstraint constraint);
 
 // Solves the constraint's branch at the pulls x: min sum_n x_n KL(mu_n, mu_n
