@@ -1,4 +1,4 @@
-#!/usr/bin/env python3
+#!/usr/bin/python3
 """C* of a small game with exponential rewards, by brute force, independently
 of the engine's solver (theory::kl_optimal_allocation): the reference value
 tests/unit/theory/kl_allocation_test.cpp cites.
