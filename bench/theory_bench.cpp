@@ -12,9 +12,10 @@
 // certified gap 1e-6), family 0 Gaussian (sigma 1, the closed-form solver's
 // program), 1 Bernoulli, 2 Poisson (on the game's means mapped to 0.02 +
 // 0.96 mu: a Poisson mean of 0 has a linear KL, which the solver handles
-// slowly and does not certify, docs/allocation.md); compare with BM_Allocation_Synthetic of
-// the same run (bench/README.md, "C* with a family's KL"). The divergences
-// are the reward families' own.
+// slowly and does not certify, docs/allocation.md), 3 exponential (on the
+// means 0.05 + mu: its KL is concave past 2 mu, where the program splits
+// into branches); compare with BM_Allocation_Synthetic of the same run (bench/README.md, "C* with a
+// family's KL"). The divergences are the reward families' own.
 //
 // A solve that runs past `--limit=SECONDS` (default 60) is stopped through
 // its StopToken and reported as an error "n/a": the old solver does not end
@@ -36,6 +37,7 @@
 #include <benchmark/benchmark.h>
 
 #include "pfmab/families/bernoulli.hpp"
+#include "pfmab/families/exponential.hpp"
 #include "pfmab/families/gaussian.hpp"
 #include "pfmab/families/poisson.hpp"
 #include "pfmab/model/instance.hpp"
@@ -132,12 +134,16 @@ void BM_KlAllocation_Synthetic(benchmark::State& state) {
   static const families::Gaussian::Kl gaussian(1.0);
   static const families::Bernoulli::Kl bernoulli;
   static const families::Poisson::Kl poisson;
-  const families::Divergence* divergences[] = {&gaussian, &bernoulli, &poisson};
+  static const families::Exponential::Kl exponential;
+  const families::Divergence* divergences[] = {&gaussian, &bernoulli, &poisson, &exponential};
   const families::Divergence& kl = *divergences[state.range(0)];
   auto means = shared_game("synthetic_4x9.csv").local_means();
   std::vector<double> lifted(means.begin(), means.end());
   if (state.range(0) == 2) {
     for (auto& mu : lifted) mu = 0.02 + 0.96 * mu;
+  }
+  if (state.range(0) == 3) {
+    for (auto& mu : lifted) mu += 0.05;
   }
   const model::MixedModel mixed(lifted, shared_game("synthetic_4x9.csv").clients(),
                                 static_cast<double>(state.range(1)) / 10.0);
@@ -163,7 +169,7 @@ void register_all() {
   auto* kl = benchmark::RegisterBenchmark("BM_KlAllocation_Synthetic", BM_KlAllocation_Synthetic)
                  ->ArgNames({"family", "alpha_x10"})
                  ->Unit(benchmark::kMillisecond);
-  for (const int family : {0, 1, 2}) {
+  for (const int family : {0, 1, 2, 3}) {
     for (const int alpha : {0, 2, 5, 9, 10}) kl->Args({family, alpha});
   }
   benchmark::RegisterBenchmark("BM_Allocation_MovieLens", BM_Allocation_MovieLens)

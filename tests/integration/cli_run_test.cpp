@@ -336,6 +336,29 @@ TEST(CliBounds, BernoulliRewardsHaveTheKlProgramsCStarWithinItsLimit) {
   EXPECT_NE(w["c_star_note"].get<std::string>().find("limit 128"), std::string::npos) << w;
 }
 
+// Exponential rewards, whose KL(mu, lambda) is concave in lambda past 2 mu:
+// C* was n/a wherever an alternative could move a mean there (alpha 0, 0.5
+// and 0.9 on this game). It is at least Theorem 1's constant (C* is the
+// tight lower bound) and, at alpha 1, Lai and Robbins' per client, which
+// Theorem 1's is there (relative 1e-6: the KL program's certified gap).
+TEST(CliBounds, ExponentialRewardsHaveACStarWhereTheirKlIsConcave) {
+  const auto r = run_cli({"bounds", "--json", "--rewards", "exponential", "--means-inline",
+                          "0.2,0.5,1;0.3,1,0.2;0.9,0.1,0.4", "--alpha", "0,0.5,0.9,1"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto cells = nlohmann::json::parse(r.out)["cells"];
+  ASSERT_EQ(cells.size(), 4u);
+  for (const auto& cell : cells) {
+    const auto& b = cell["bounds"];
+    ASSERT_TRUE(b["c_star"].is_number()) << b;
+    EXPECT_FALSE(b.contains("c_star_note")) << b;
+    const double theorem1 = b["theorem1_constant"].get<double>();
+    EXPECT_GE(b["c_star"].get<double>(), theorem1 * (1.0 - 1e-6)) << b;
+  }
+  const auto& one = cells[3]["bounds"];
+  EXPECT_NEAR(one["c_star"].get<double>(), one["theorem1_constant"].get<double>(),
+              1e-6 * one["c_star"].get<double>());
+}
+
 // A game one distinct best arm past the solver's limit (257 clients, each
 // its own best arm): the run does not wait for a solve, its C* is n/a with
 // the reason in the JSON and the table, and the replications run.

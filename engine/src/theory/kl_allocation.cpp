@@ -16,6 +16,20 @@
 // 1 / (t (F_j - 1)) at every iterate, the least-squares KKT multipliers at
 // each centred one), and x / min_j F_j(x) is feasible (1-homogeneity), so
 // c . x / min_j F_j bounds it from above.
+//
+// A KL concave past some move (the exponential one past 2 mu) splits each
+// constraint into branches (kl_alternative.hpp, branches()): the convex
+// one, and one per move that can reach its concave stretch, searched over
+// it. A concave branch's least jumps between local minima as x moves, a
+// kink where Newton steps stall, so the barrier holds instead its pieces:
+// the branch with that move held where the branch's least was at a centred
+// point (recentre below). A piece is one of the branch's alternatives, so
+// it is above the branch everywhere, and smooth: its moves are all convex
+// or held, the Hessian above with the held one left out (the formula also
+// holds for a free move in its concave stretch at a nondegenerate local
+// minimum, h < 0 and S < 0, checked by finite differences, but no
+// constraint of the barrier has one). The certificate reads the branches
+// themselves: F_j is the least of them.
 #include "pfmab/theory/kl_allocation.hpp"
 
 #include <algorithm>
@@ -26,10 +40,8 @@
 #include <Eigen/Cholesky>
 #include <Eigen/Core>
 #include <Eigen/QR>
-#include <fmt/format.h>
 
 #include "pfmab/theory/kl_alternative.hpp"
-#include "pfmab/util/error.hpp"
 
 namespace pfmab::theory {
 namespace {
@@ -53,7 +65,16 @@ constexpr unsigned kStall = 12;
 struct Program {
   std::vector<double> cost;                // c_i = D'_{k,n}, one per variable
   std::vector<std::uint32_t> client, arm;  // each variable's (n, k)
+  // The barrier's constraints: every constraint's convex branch and the
+  // pieces of its concave ones (add_pieces).
   std::vector<KlConstraint> constraints;
+  // The concave branches (a move in its concave stretch, searched): their
+  // least with the convex branch's is the constraint's F, which the
+  // certificate's upper bound reads. The barrier does not hold them: the
+  // least over a concave stretch jumps between local minima as x moves (a
+  // kink), where Newton steps stall.
+  std::vector<KlConstraint> searched;
+  std::vector<std::vector<double>> held;  // each searched branch's pieces' moves
 };
 
 // The program's variables and constraints (docs/allocation.md): a variable
@@ -105,36 +126,26 @@ bool build(const model::MixedModel& mixed, const families::Divergence& kl,
       }
       // No alternative in the range puts arm k strictly ahead: no constraint.
       if (!(reachable > c.gap)) continue;
-      if (c.terms.size() > 1) {
-        for (const auto& t : c.terms) {
-          // Where a move could go while others share the lead, the inner
-          // problem must be convex for the multiplier's solution to be the
-          // closest alternative.
-          const double far = std::min(c.gap / t.weight, (1.0 - 1e-9) * t.reach);
-          if (kl.curvature(t.mean, t.mean + t.direction * far) < 0.0) {
-            throw UserError(fmt::format(
-                "C* with this reward family is not available (its KL(mu, lambda) is not convex "
-                "in lambda between mu = {} and {}, where an alternative of arm {} at client {} "
-                "may move it, so the closest alternative is not found by its multiplier) use "
-                "a family whose KL is convex in the mean (docs/allocation.md)",
-                t.mean, t.mean + t.direction * far, k, m));
-          }
-        }
+      for (auto& branch : branches(std::move(c))) {
+        auto& to = branch.concave == KlConstraint::kConvex ? constraints : program.searched;
+        to.push_back(std::move(branch));
       }
-      constraints.push_back(std::move(c));
     }
   }
   // Only the variables some constraint holds.
   std::vector<std::uint32_t> kept(cost.size(), kNone);
-  for (auto& c : constraints) {
-    for (auto& t : c.terms) {
-      if (kept[t.variable] == kNone) {
-        kept[t.variable] = static_cast<std::uint32_t>(program.cost.size());
-        program.cost.push_back(cost[t.variable]);
+  for (auto* list : {&constraints, &program.searched}) {
+    for (auto& c : *list) {
+      for (auto& t : c.terms) {
+        if (kept[t.variable] == kNone) {
+          kept[t.variable] = static_cast<std::uint32_t>(program.cost.size());
+          program.cost.push_back(cost[t.variable]);
+        }
+        t.variable = kept[t.variable];
       }
-      t.variable = kept[t.variable];
     }
   }
+  program.held.resize(program.searched.size());
   program.client.resize(program.cost.size());
   program.arm.resize(program.cost.size());
   for (std::size_t n = 0; n < clients; ++n) {
@@ -161,6 +172,31 @@ double solve_all(const families::Divergence& kl, std::span<const double> x,
   return least;
 }
 
+// A piece for each concave branch whose least at x (solved there) is below
+// `near` and at a move none of its pieces holds (to 1e-9 of it): the branch
+// with that move held, smooth and concave in x, and at least the branch's
+// least at every x (it is one of its alternatives). Near the optimum the
+// pieces at the last centred points hold the branch's least to second order
+// in the moves' drift. Returns whether any was added.
+bool add_pieces(Program& program, double near) {
+  bool added = false;
+  for (std::size_t j = 0; j < program.searched.size(); ++j) {
+    const auto& branch = program.searched[j];
+    if (!(branch.value < near)) continue;
+    const double move = branch.terms[branch.concave].move;
+    auto& held = program.held[j];
+    if (std::any_of(held.begin(), held.end(),
+                    [&](double h) { return std::abs(h - move) <= 1e-9 * move; })) {
+      continue;
+    }
+    held.push_back(move);
+    program.constraints.push_back(branch);
+    program.constraints.back().held = move;
+    added = true;
+  }
+  return added;
+}
+
 double barrier(const Program& program, double t, std::span<const double> x) {
   double phi = 0.0;
   for (std::size_t i = 0; i < x.size(); ++i) phi += t * program.cost[i] * x[i] - std::log(x[i]);
@@ -173,18 +209,18 @@ double barrier(const Program& program, double t, std::span<const double> x) {
 // point of the cuts' dual (kl_allocation.hpp), whatever the y given. Only
 // the multipliers of constraints holding a variable where y overshoots
 // shrink (a uniform scaling would shrink all of them by the worst ratio).
-double feasible_bound(const Program& program, std::span<const double> y,
-                      std::vector<double>& by_variable) {
+double feasible_bound(const Program& program, std::span<const KlConstraint* const> cuts,
+                      std::span<const double> y, std::vector<double>& by_variable) {
   std::fill(by_variable.begin(), by_variable.end(), 0.0);
   for (std::size_t j = 0; j < y.size(); ++j) {
-    for (const auto& term : program.constraints[j].terms) {
+    for (const auto& term : cuts[j]->terms) {
       by_variable[term.variable] += y[j] * term.divergence;
     }
   }
   double total = 0.0;
   for (std::size_t j = 0; j < y.size(); ++j) {
     double scale = 1.0;
-    for (const auto& term : program.constraints[j].terms) {
+    for (const auto& term : cuts[j]->terms) {
       if (by_variable[term.variable] > program.cost[term.variable]) {
         scale = std::min(scale, program.cost[term.variable] / by_variable[term.variable]);
       }
@@ -198,9 +234,14 @@ double feasible_bound(const Program& program, std::span<const double> y,
 // current alternatives' cuts, scaled to dual feasibility.
 double dual_bound(const Program& program, double t, std::vector<double>& by_variable) {
   std::vector<double> y;
+  std::vector<const KlConstraint*> cuts;
   y.reserve(program.constraints.size());
-  for (const auto& c : program.constraints) y.push_back(1.0 / (t * (c.value - 1.0)));
-  return feasible_bound(program, y, by_variable);
+  cuts.reserve(program.constraints.size());
+  for (const auto& c : program.constraints) {
+    y.push_back(1.0 / (t * (c.value - 1.0)));
+    cuts.push_back(&c);
+  }
+  return feasible_bound(program, cuts, y, by_variable);
 }
 
 // The bound of the multipliers that solve the centring condition sum_j y_j
@@ -210,9 +251,8 @@ double dual_bound(const Program& program, double t, std::vector<double>& by_vari
 // closest alternatives, whose bound is C* (docs/allocation.md); the
 // barrier's own 1 / (t (F_j - 1)) are far less accurate, F_j - 1 being
 // tiny where a constraint binds.
-double kkt_bound(const Program& program, double t, std::span<const double> x,
-                 std::vector<double>& by_variable) {
-  const auto& constraints = program.constraints;
+double kkt_bound(const Program& program, std::span<const KlConstraint* const> constraints, double t,
+                 std::span<const double> x, std::vector<double>& by_variable) {
   const auto rows = static_cast<Eigen::Index>(x.size());
   Eigen::MatrixXd cuts = Eigen::MatrixXd::Zero(rows, static_cast<Eigen::Index>(constraints.size()));
   Eigen::VectorXd cost(rows);
@@ -221,7 +261,7 @@ double kkt_bound(const Program& program, double t, std::span<const double> x,
         program.cost[static_cast<std::size_t>(i)] - 1.0 / (t * x[static_cast<std::size_t>(i)]);
   }
   for (std::size_t j = 0; j < constraints.size(); ++j) {
-    for (const auto& term : constraints[j].terms) {
+    for (const auto& term : constraints[j]->terms) {
       cuts(term.variable, static_cast<Eigen::Index>(j)) = term.divergence;
     }
   }
@@ -230,7 +270,30 @@ double kkt_bound(const Program& program, double t, std::span<const double> x,
   for (std::size_t j = 0; j < y.size(); ++j) {
     y[j] = std::max(0.0, solved(static_cast<Eigen::Index>(j)));
   }
-  return feasible_bound(program, y, by_variable);
+  return feasible_bound(program, constraints, y, by_variable);
+}
+
+// kkt_bound at a centred point. With pieces (a concave KL) the least squares
+// take only the cuts near binding (slack within 1000 times the least), or
+// they spread the multipliers over the many pieces far from it; and the
+// better of two sets: the barrier's constraints, and the convex branches
+// with the concave branches' closest alternatives at x in place of their
+// pieces (the optimum's alternatives are between the pieces near it).
+double centred_bound(const Program& program, double t, std::span<const double> x,
+                     std::vector<double>& by_variable) {
+  std::vector<const KlConstraint*> cuts;
+  for (const auto& c : program.constraints) cuts.push_back(&c);
+  if (program.searched.empty()) return kkt_bound(program, cuts, t, x, by_variable);
+  double least = kInfinity;
+  for (const auto& c : program.constraints) least = std::min(least, c.value - 1.0);
+  const auto near = [&](const KlConstraint* c) { return c->value - 1.0 <= 1e3 * least; };
+  std::erase_if(cuts, [&](const KlConstraint* c) { return !near(c); });
+  const double with_pieces = kkt_bound(program, cuts, t, x, by_variable);
+  std::erase_if(cuts, [](const KlConstraint* c) { return c->concave != KlConstraint::kConvex; });
+  for (const auto& c : program.searched) {
+    if (near(&c)) cuts.push_back(&c);
+  }
+  return std::max(with_pieces, kkt_bound(program, cuts, t, x, by_variable));
 }
 
 }  // namespace
@@ -254,13 +317,17 @@ OptimalAllocation kl_optimal_allocation(const model::MixedModel& mixed,
     return out;
   }
   const std::size_t n = program.cost.size();
-  if (program.constraints.empty()) return out;  // nothing to tell apart: C* = 0
+  // nothing to tell apart: C* = 0
+  if (program.constraints.empty() && program.searched.empty()) return out;
   auto& constraints = program.constraints;
+  auto& searched = program.searched;
 
   // The start: even pulls, scaled (1-homogeneity) so that every constraint
   // holds twice over; t balances the objective against the barrier.
   std::vector<double> x(n, 1.0), next(n), dx(n), gradient(n), by_variable(n), best;
-  const double start = 2.0 / solve_all(kl, x, constraints);
+  solve_all(kl, x, searched);
+  add_pieces(program, kInfinity);
+  const double start = 2.0 / std::min(solve_all(kl, x, constraints), solve_all(kl, x, searched));
   for (auto& v : x) v *= start;
   solve_all(kl, x, constraints);
   const auto dot = [](std::span<const double> a, std::span<const double> b) {
@@ -279,7 +346,7 @@ OptimalAllocation kl_optimal_allocation(const model::MixedModel& mixed,
   // The certificate at x: its feasible multiple (the least constraint value
   // scales x onto the feasible set, by homogeneity), and the dual bound.
   const auto certify = [&] {
-    double least = kInfinity;
+    double least = solve_all(kl, x, searched);
     for (const auto& c : constraints) least = std::min(least, c.value);
     if (const double value = dot(program.cost, x) / least; value < upper) {
       upper = value;
@@ -287,6 +354,23 @@ OptimalAllocation kl_optimal_allocation(const model::MixedModel& mixed,
       best_scale = 1.0 / least;
     }
     lower = std::max(lower, dual_bound(program, t, by_variable));
+  };
+  // At a centred point: the pieces of the concave branches' least there,
+  // for the branches within twice the least constraint's value (the others
+  // are far from binding). A piece x does not meet (its branch's least moved
+  // below 1 as x did) scales x up (1-homogeneity) until the least constraint
+  // is as it was before, and t back to at most terms / (upper - lower),
+  // where the barrier's own gap is the certified one.
+  const auto recentre = [&] {
+    double before = kInfinity;
+    for (const auto& c : constraints) before = std::min(before, c.value);
+    if (!add_pieces(program, 2.0 * before)) return;
+    stalled = 0;
+    if (const double least = solve_all(kl, x, constraints); least < before) {
+      for (auto& v : x) v *= before / least;
+      solve_all(kl, x, constraints);
+      t = std::min(t, terms / (upper - lower));
+    }
   };
   while (out.newton_steps < kMaxSteps) {
     stop.throw_if_requested();
@@ -358,8 +442,9 @@ OptimalAllocation kl_optimal_allocation(const model::MixedModel& mixed,
         scale.cwiseProduct(factor.solve(rhs));
     const double decrement = -dot(gradient, dx);
     if (decrement <= kCentred) {
-      lower = std::max(lower, kkt_bound(program, t, x, by_variable));
+      lower = std::max(lower, centred_bound(program, t, x, by_variable));
       if (upper - lower <= gap_share * upper) break;
+      recentre();
       t *= kRaise;
       continue;
     }
@@ -384,21 +469,22 @@ OptimalAllocation kl_optimal_allocation(const model::MixedModel& mixed,
       // double precision allows, if nearly so; otherwise stuck.
       solve_all(kl, x, constraints);
       if (decrement > kRoundingDecrement) break;
-      lower = std::max(lower, kkt_bound(program, t, x, by_variable));
+      lower = std::max(lower, centred_bound(program, t, x, by_variable));
+      recentre();
       t *= kRaise;
       continue;
     }
     x.swap(next);
   }
   certify();  // the final point's, if the loop ended before reading it
-  lower = std::max(lower, kkt_bound(program, t, x, by_variable));
+  lower = std::max(lower, centred_bound(program, t, x, by_variable));
 
   out.constant = upper;
   out.gap = std::max(0.0, (upper - lower) / upper);
   double total = 0.0;
   for (const auto& c : constraints) total += 1.0 / (c.value - 1.0);
   for (const auto& c : constraints) {
-    out.shares[c.client * arms + c.arm] = 1.0 / (c.value - 1.0) / total;
+    out.shares[c.client * arms + c.arm] += 1.0 / (c.value - 1.0) / total;
   }
   for (std::size_t i = 0; i < n; ++i) {
     out.pulls[program.client[i] * arms + program.arm[i]] = best[i] * best_scale;

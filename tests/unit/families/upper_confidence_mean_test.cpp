@@ -107,6 +107,12 @@ TEST(UpperConfidenceMean, ExponentialAgainstBisectionPastItsConvexRange) {
   // the one root. At level 11.5 it lies near mu e^12.5, far past 2 mu.
   const auto kl = RewardFamily("exponential").divergence();
   EXPECT_FALSE(kl->convex());
+  // convex up to lambda = 2 mu (its curvature (2 mu - lambda) / lambda^3), down always
+  EXPECT_EQ(kl->convex_move(0.3, 1.0), 0.3);
+  EXPECT_GT(kl->curvature(0.3, 0.6 - 1e-9), 0.0);
+  EXPECT_LT(kl->curvature(0.3, 0.6 + 1e-9), 0.0);
+  EXPECT_TRUE(std::isinf(kl->convex_move(0.3, -1.0)));
+  EXPECT_TRUE(std::isinf(RewardFamily("poisson").divergence()->convex_move(0.3, 1.0)));
   for (const double mu : {1e-3, 0.5, 1.0, 50.0, 1e9}) {
     for (const double level : {1e-6, 0.05, 0.3, 1.0, 11.5, 40.0}) {
       SCOPED_TRACE(::testing::Message() << "level " << level);

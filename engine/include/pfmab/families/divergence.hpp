@@ -35,11 +35,21 @@ class Divergence {
 
   // Whether KL(mu, .) is convex in lambda over the whole range for every mu
   // (the Gaussian, Bernoulli and Poisson divergences; the exponential one is
-  // concave past 2 mu): finding an alternative, or the largest weighted sum
-  // of means in a region sum_n T_n KL(mu_n, lambda_n) <= level, by its
-  // multiplier needs it (theory::kl_optimal_allocation, pf-alloc's plan,
-  // centralized-kl-ucb).
+  // concave past 2 mu): finding the largest weighted sum of means in a region
+  // sum_n T_n KL(mu_n, lambda_n) <= level by its multiplier needs it
+  // (pf-alloc's plan and likelihood-ratio test, centralized-kl-ucb).
+  // theory::kl_optimal_allocation does not: it reads convex_move.
   virtual bool convex() const { return true; }
+
+  // How far KL(mu, mu + direction delta) stays convex in the move delta
+  // (direction +1 up, -1 down): +inf for a family convex everywhere (the
+  // default), less where it turns concave (the exponential upward move, mu:
+  // concave past lambda = 2 mu). Past it the divergence must stay concave
+  // up to the range's end, which must then be unbounded: the C* program's
+  // global inner solve (theory::solve_alternative) relies on both.
+  virtual double convex_move(double /*mu*/, double /*direction*/) const {
+    return std::numeric_limits<double>::infinity();
+  }
 
   // sigma if the divergence is (lambda - mu)^2 / (2 sigma^2), the Gaussian
   // one, whose program the closed-form solver takes (docs/allocation.md);

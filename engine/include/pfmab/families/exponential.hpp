@@ -56,6 +56,11 @@ struct Exponential {
     double low_mean() const override { return 0.0; }
     double high_mean() const override { return std::numeric_limits<double>::infinity(); }
     bool convex() const override { return false; }  // its curvature is negative past 2 mu
+    // (2 mu - lambda) / lambda^3 changes sign once, at lambda = 2 mu: a move
+    // up is convex as far as mu, concave beyond; a move down always convex.
+    double convex_move(double mu, double direction) const override {
+      return direction > 0.0 ? mu : std::numeric_limits<double>::infinity();
+    }
   };
   static std::unique_ptr<const Divergence> divergence(const RewardFamily& /*family*/) {
     return std::make_unique<Kl>();

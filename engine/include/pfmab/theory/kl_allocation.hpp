@@ -31,16 +31,16 @@ namespace pfmab::theory {
 // has its own, faster solver (optimal_allocation); this one serves every
 // family with a KL, Gaussian included (where the two agree).
 //
-// The divergence must be convex in lambda over the moves an alternative can
-// make when several means share a lead (true of the Gaussian, Bernoulli and
-// Poisson KL everywhere; the exponential family's KL(mu, .) is concave past
-// 2 mu): otherwise the closest alternative is not the multiplier's and this
-// throws UserError. Polls `stop` every iteration (throwing Interrupted).
+// Where the divergence turns concave (the exponential family's KL(mu, .)
+// past 2 mu, Divergence::convex_move) the closest alternative is found
+// globally (solve_alternative). Polls `stop` every iteration (throwing
+// Interrupted).
 //
 // `tied` as in optimal_allocation: arms treated as optimal beside a client's
 // mixed-optimal one, with no variable and no constraint (pulls +inf). An arm
 // with a zero gap that is not passed as tied gives +inf, as there.
-// `shares`: each constraint's multiplier as a share of their sum.
+// `shares`: each constraint's multiplier (summed over its branches and
+// pieces) as a share of their sum.
 // `newton_steps`: the barrier method's Newton steps.
 OptimalAllocation kl_optimal_allocation(const model::MixedModel& mixed,
                                         const families::Divergence& kl, double gap_share = 1e-6,
