@@ -25,6 +25,7 @@
 #include <pybind11/stl.h>
 #include <pybind11/stl/filesystem.h>
 
+#include "pfmab/algorithms/registry.hpp"
 #include "pfmab/io/experiment.hpp"
 #include "pfmab/io/option_names.hpp"
 #include "pfmab/io/parameters.hpp"
@@ -40,6 +41,7 @@
 #include "pfmab/util/limits.hpp"
 #include "pfmab/util/stop_token.hpp"
 
+#include "program.hpp"
 #include "python_algorithm.hpp"
 
 namespace py = pybind11;
@@ -361,6 +363,19 @@ py::list parameters() {
   return out;
 }
 
+// `python3 -m pfmab ARGS` (python/pfmab/__main__.py): the command line's
+// program itself, run with the GIL released (the policy's calls take it),
+// its algorithms written in Python imported by name; returns its exit
+// status. `arguments` begins with the program's name.
+int run_program(const std::vector<std::string>& arguments) {
+  std::vector<std::string> kept(arguments);
+  std::vector<char*> argv;
+  for (auto& argument : kept) argv.push_back(argument.data());
+  argv.push_back(nullptr);
+  const py::gil_scoped_release release;
+  return cli::run_program(static_cast<int>(kept.size()), argv.data(), &python::resolve);
+}
+
 }  // namespace
 
 PYBIND11_MODULE(_pfmab, m) {
@@ -412,6 +427,11 @@ PYBIND11_MODULE(_pfmab, m) {
         raising(experiment_error, [&] { python::register_algorithm(name, cls, options); });
       },
       py::arg("name"), py::arg("cls"), py::arg("options"));
+  // An experiment loaded in this process may name a Python class by its
+  // "module:Class" (an experiment file's algorithm.name, a worker of
+  // pfmab.run's processes=): imported when first named.
+  algorithms::set_resolver(&python::resolve);
+  m.def("run_program", &run_program, py::arg("arguments"));
   m.def("max_threads", &limits::max_threads);
   m.def("columns", &columns);
   m.def("parameters", &parameters);
