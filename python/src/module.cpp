@@ -27,6 +27,7 @@
 
 #include "pfmab/algorithms/registry.hpp"
 #include "pfmab/io/experiment.hpp"
+#include "pfmab/io/merge.hpp"
 #include "pfmab/io/option_names.hpp"
 #include "pfmab/io/parameters.hpp"
 #include "pfmab/io/progress.hpp"
@@ -403,6 +404,14 @@ PYBIND11_MODULE(_pfmab, m) {
                                }
                                return out;
                              })
+      .def_property_readonly("algorithms",
+                             [](const io::Experiment& e) {
+                               std::vector<std::string> out;
+                               for (const auto& values : e.values) {
+                                 out.push_back(values.word("algorithm.name"));
+                               }
+                               return out;
+                             })
       .def_property_readonly("canonical",
                              [](const io::Experiment& e) { return e.canonical.dump(); })
       .def_property_readonly("bounds_json", &bounds_json);
@@ -432,6 +441,14 @@ PYBIND11_MODULE(_pfmab, m) {
   // pfmab.run's processes=): imported when first named.
   algorithms::set_resolver(&python::resolve);
   m.def("run_program", &run_program, py::arg("arguments"));
+  // `pfmab merge`: the shards of pfmab.run's worker processes joined
+  m.def(
+      "merge",
+      [](const std::vector<std::filesystem::path>& parts, const std::filesystem::path& output,
+         bool overwrite) {
+        raising(experiment_error, [&] { io::merge_shards(parts, output, false, overwrite); });
+      },
+      py::arg("parts"), py::arg("output"), py::arg("overwrite"));
   m.def("max_threads", &limits::max_threads);
   m.def("columns", &columns);
   m.def("parameters", &parameters);
