@@ -140,7 +140,120 @@ void BM_PythonVsCli(benchmark::State& state, const Workload& workload) {
   state.counters["call_over_cli"] = call_s / cli_s;
 }
 
+// A Python policy with many calls a replication, in a module as
+// processes= needs (workers import it by name): every client pulls each arm
+// 2^p times in phase p, the server averages the clients' means, and after
+// 20 phases each client commits to its best mixed estimate; about 900
+// calls into Python a replication of the 4x9 game.
+constexpr std::string_view kPolicy = R"(
+import pfmab
+
+
+class DoublingExplore(pfmab.Algorithm):
+    def __init__(self, context):
+        super().__init__(context)
+        self.phase = 0
+        self.sums = [[0.0] * self.arms for _ in range(self.clients)]
+        self.pulls = 0
+        self.means = [0.0] * self.arms
+        self.committed = [None] * self.clients
+
+    def finished(self):
+        return self.committed[0] is not None
+
+    def begin_phase(self, phase, participants):
+        self.phase = phase
+
+    def plan(self, m):
+        return [(range(self.arms), 2 ** self.phase)]
+
+    def record(self, m, arm, pulls, total):
+        self.sums[m][arm] += total
+
+    def exploit_arm(self, m):
+        return self.committed[m] or 0
+
+    def aggregate(self, participants):
+        self.pulls += 2 ** self.phase
+        self.means = [sum(s[k] for s in self.sums) / (self.clients * self.pulls)
+                      for k in range(self.arms)]
+
+    def update(self, m):
+        if self.phase < 20:
+            return
+        mixed = [self.alpha * self.sums[m][k] / self.pulls + (1 - self.alpha) * self.means[k]
+                 for k in range(self.arms)]
+        self.committed[m] = mixed.index(max(mixed))
+
+    def fixed_arm(self, m):
+        return self.committed[m]
+)";
+
+// Runs the policy on `processes` (argv[4]), prints the call's seconds and
+// the digest.
+constexpr std::string_view kProcesses = R"(
+import sys, time
+import pfmab
+sys.path.insert(0, sys.argv[1])
+start = time.perf_counter()
+r = pfmab.run(means=sys.argv[2], alpha=0.5, horizon=1e12, replications=int(sys.argv[3]),
+              algorithm="bench_policy:DoublingExplore", processes=int(sys.argv[4]), threads=1,
+              seed=1, progress=False)
+print(time.perf_counter() - start, r.digest)
+)";
+
+// The same Python policy on one process and on two (one thread each),
+// paired in every iteration as 1, 2, 2, 1; both must give one digest.
+// 20,000 replications at T = 1e12: about 9 s on one process.
+// Counters: `one_s` and `two_s`, the pfmab.run call's wall time on each
+// (the workers' start included); `speedup`, one_s / two_s.
+void BM_PythonProcesses(benchmark::State& state) {
+  const auto dir = fs::temp_directory_path() / fmt::format("pfmab_python_processes_{}", ::getpid());
+  fs::create_directories(dir);
+  std::ofstream(dir / "bench_policy.py") << kPolicy;
+  const auto replications =
+      std::to_string(std::max<std::uint64_t>(2, static_cast<std::uint64_t>(scale * 20000)));
+  double seconds[2] = {0, 0};
+  std::string expected;
+  for (auto _ : state) {
+    double iteration = 0;
+    for (const int processes : {1, 2, 2, 1}) {
+      const auto start = Clock::now();
+      const auto run =
+          pfmab::testing::Spawned(PFMAB_PYTHON, {"-c", std::string(kProcesses), dir.string(),
+                                                 PFMAB_SHARED_DATA "/synthetic_4x9.csv",
+                                                 replications, std::to_string(processes)})
+              .wait();
+      const double elapsed = std::chrono::duration<double>(Clock::now() - start).count();
+      if (run.exit_code != 0) {
+        return fail(state, fmt::format("processes={} failed: {}", processes, run.err));
+      }
+      std::istringstream printed(run.out);
+      double call = 0;
+      std::string digest;
+      printed >> call >> digest;
+      if (expected.empty()) expected = digest;
+      if (digest != expected) {
+        return fail(state,
+                    fmt::format("processes={}: digest '{}', not {}", processes, digest, expected));
+      }
+      seconds[processes - 1] += call;
+      iteration += elapsed;
+    }
+    state.SetIterationTime(iteration);
+  }
+  fs::remove_all(dir);
+  const auto runs = 2.0 * static_cast<double>(state.iterations());
+  state.counters["one_s"] = seconds[0] / runs;
+  state.counters["two_s"] = seconds[1] / runs;
+  state.counters["speedup"] = seconds[0] / seconds[1];
+}
+
 void register_all() {
+  benchmark::RegisterBenchmark("BM_PythonProcesses", BM_PythonProcesses)
+      ->Iterations(1)
+      ->UseManualTime()
+      ->Unit(benchmark::kSecond);
   for (const auto& workload : workloads()) {
     benchmark::RegisterBenchmark(
         fmt::format("BM_PythonVsCli/{}", workload.name).c_str(),
