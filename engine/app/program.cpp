@@ -63,7 +63,10 @@ int run_program(int argc, char** argv, algorithms::Resolver python_classes) {
   } catch (...) {
     return failed();
   }
-  algorithms::set_resolver(world->size() > 1 ? &refuse_on_ranks : python_classes);
+  // Under an MPI launcher, even as one rank: an interpreter started in a
+  // rank's place would find MPI's environment and fail to join it.
+  const bool under_mpi = dynamic_cast<const run::OneRank*>(world.get()) == nullptr;
+  algorithms::set_resolver(under_mpi ? &refuse_on_ranks : python_classes);
 
   CLI::App app{"pfmab: Monte Carlo engine for personalized federated multi-armed bandits"};
   app.set_version_flag("--version", fmt::format("pfmab {} ({})", PFMAB_VERSION, git_commit()));
