@@ -92,6 +92,8 @@ class _Worker:
 def _aggregate(workers):
     """The workers' reports as one: replications done and asked summed, the
     longest remaining time, the cell of the worker furthest behind."""
+    if any(w.report is None and w.ended is None for w in workers):
+        return None  # a total of some workers' alone would shrink the bar's
     reports = [w.report for w in workers if w.report is not None]
     if not reports:
         return None
@@ -100,8 +102,7 @@ def _aggregate(workers):
     return {"done": sum(r["done"] for r in reports),
             "total": sum(r["total"] for r in reports),
             "elapsed": max(r["elapsed"] for r in reports),
-            "remaining": None if None in remaining or len(reports) < len(workers)
-            else max(remaining),
+            "remaining": None if None in remaining else max(remaining),
             "cell": behind["cell"], "cells": behind["cells"], "cell_name": behind["cell_name"]}
 
 

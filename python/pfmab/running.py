@@ -39,6 +39,7 @@ class _Bar:
             self._bar = self._tqdm(total=report["total"], unit="rep", dynamic_ncols=True,
                                    bar_format="{percentage:3.0f}%|{bar:20}| {n_fmt}/{total_fmt}"
                                               "  {desc}")
+        self._bar.total = report["total"]  # several processes' grows as each reports
         self._bar.n = report["done"]
         eta = "-" if report["remaining"] is None else _duration(report["remaining"])
         cell = (f"  cell {report['cell'] + 1}/{report['cells']}: {report['cell_name']}"
@@ -156,6 +157,8 @@ def run(experiment=None, *, output=None, threads=None, shard=None, overwrite=Fal
             report = _processes.run_on_processes(
                 experiment, overrides, output, threads, overwrite, processes,
                 _stderr_line if stderr_progress else callback)
+            if stderr_progress:
+                sys.stderr.write("\n")
         else:
             report = engine().run(loaded, output, threads, shard or "",
                                   overwrite, stderr_progress, callback)
