@@ -296,7 +296,7 @@ std::vector<ErrorCase> error_cases() {
       {"shard_zero_count", run_args({{"--shard", "0/0"}}), {"--shard '0/0'", "I/N"}},
       {"shard_more_than_replications",
        run_args({{"--shard", "2/3"}}),
-       {"--shard 2/3", "3 shards of 2 replications", "at most 2"}},
+       {"--shard 2/3", "3 shards of a sweep of 2 replications", "at most 2"}},
       {"merge_without_output", {"merge", "{dir}/part-0.h5"}, {"--output"}},
       {"merge_without_shards", {"merge", "-o", "{dir}/out.h5"}, {"shards"}},
       {"sigma_empty", run_args({{"--sigma", ""}}), {"--sigma"}},

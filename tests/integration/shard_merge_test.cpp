@@ -3,8 +3,6 @@
 // gives, row for row, summary for summary, digest for digest; a partial merge
 // says which replications it holds; every bad merge is refused with exit
 // status 2, one line, and no output written or changed.
-#include <hdf5.h>
-
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -12,14 +10,17 @@
 #include <string>
 #include <vector>
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
+#include <hdf5.h>
 #include <nlohmann/json.hpp>
+
+#include "pfmab/io/results_file.hpp"
 
 #include "fixtures.hpp"
 #include "io/cell_summary.hpp"
-#include "io/results_layout.hpp"
 #include "io/hdf5.hpp"
-#include "pfmab/io/results_file.hpp"
+#include "io/results_layout.hpp"
 #include "run_cli.hpp"
 #include "temp_dir.hpp"
 
@@ -32,8 +33,12 @@ namespace h5 = io::h5;
 // 600 replications: three shards of 200, each with 200-row chunks (its
 // share), which the merge's output keeps from its first shard.
 std::vector<std::string> experiment(const std::string& seed = "7") {
-  return {"--means", shared_data("synthetic_4x9.csv"), "--alpha", "0.2,0.9",
-          "--horizon", "20000", "--replications", "600", "--seed", seed, "--quiet", "--json"};
+  return {"--means",        shared_data("synthetic_4x9.csv"),
+          "--alpha",        "0.2,0.9",
+          "--horizon",      "20000",
+          "--replications", "600",
+          "--seed",         seed,
+          "--quiet",        "--json"};
 }
 
 std::vector<std::string> run_args(const fs::path& output, std::vector<std::string> extra = {},
@@ -146,8 +151,7 @@ TEST_F(ShardMerge, PartialMergeRecordsWhatItHoldsAndSummarisesIt) {
 
   const io::ResultsReader joined(merged), single(*temp_ / "whole.h5");
   EXPECT_TRUE(joined.partial());
-  EXPECT_EQ(joined.cells()[0].ranges,
-            (std::vector<sim::ReplicationRange>{{0, 200}, {400, 600}}));
+  EXPECT_EQ(joined.cells()[0].ranges, (std::vector<sim::ReplicationRange>{{0, 200}, {400, 600}}));
   // its summary is of replications 0-199 and 400-599, in that order
   auto present = single.read(0, 0, 200);
   for (auto& r400 : single.read(0, 400, 200)) present.push_back(std::move(r400));
@@ -161,6 +165,45 @@ TEST_F(ShardMerge, PartialMergeRecordsWhatItHoldsAndSummarisesIt) {
   const auto resumed = run_cli(run_args(merged));
   EXPECT_EQ(resumed.exit_code, 2);
   EXPECT_NE(resumed.err.find("partial merge"), std::string::npos) << resumed.err;
+}
+
+TEST(ShardMergeAcrossCells, MoreShardsThanACellHasReplicationsShareOutTheCells) {
+  // 10 cells of 2 replications in 5 and 7 shards: cheap PF-UCB cells and
+  // local-ucb cells (every slot drawn, far costlier), each shard a share of
+  // the estimated cost (sim::split); merged, the single run
+  TempDir dir("across");
+  const std::vector<std::string> sweep{"--means",        shared_data("synthetic_4x9.csv"),
+                                       "--alpha",        "0,0.2,0.5,0.9,1",
+                                       "--algorithm",    "pf-ucb,local-ucb",
+                                       "--horizon",      "10000",
+                                       "--replications", "2",
+                                       "--quiet",        "--json"};
+  const auto whole = run_cli(run_to(sweep, dir / "whole.h5"));
+  ASSERT_EQ(whole.exit_code, 0) << whole.err;
+  for (const int count : {5, 7}) {
+    SCOPED_TRACE(std::to_string(count) + " shards");
+    std::vector<std::string> merge{
+        "merge", "-o", (dir / ("merged-" + std::to_string(count) + ".h5")).string(), "--json"};
+    std::uint64_t local_ucb_replications = 0;
+    for (int i = 0; i < count; ++i) {
+      const auto part = dir / fmt::format("part-{}-of-{}.h5", i, count);
+      const auto r = run_cli(run_to(sweep, part, {"--shard", fmt::format("{}/{}", i, count)}));
+      ASSERT_EQ(r.exit_code, 0) << r.err;
+      merge.push_back(part.string());
+      // the costly local-ucb replications (the last five cells') are what
+      // the cost shares out: 10 of them among the shards, 1 or 2 each
+      const io::ResultsReader shard(part);
+      std::uint64_t local = 0;
+      for (std::size_t c = 5; c < 10; ++c) local += shard.cells()[c].done;
+      EXPECT_GE(local, 1u) << "shard " << i;
+      EXPECT_LE(local, 2u) << "shard " << i;
+      local_ucb_replications += local;
+    }
+    EXPECT_EQ(local_ucb_replications, 10u);
+    const auto merged = run_cli(merge);
+    ASSERT_EQ(merged.exit_code, 0) << merged.err;
+    EXPECT_EQ(printed_digest(merged), printed_digest(whole));
+  }
 }
 
 // ---------------------------------------------------------------------------
@@ -198,7 +241,8 @@ TEST_P(ShardMergeRefused, ExitTwoOneLineNothingWritten) {
   TempDir out("refused");
   const auto output = out / "out.h5";
   std::vector<std::string> args{"merge"};
-  for (const auto& p : c.parts) args.push_back(p == "{out}" ? output.string() : (*temp_ / p).string());
+  for (const auto& p : c.parts)
+    args.push_back(p == "{out}" ? output.string() : (*temp_ / p).string());
   args.insert(args.end(), {"-o", output.string()});
   args.insert(args.end(), c.flags.begin(), c.flags.end());
   if (c.name == "output_exists") std::ofstream(output) << "precious\n";

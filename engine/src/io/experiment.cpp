@@ -332,6 +332,16 @@ class CellSet {
 
 }  // namespace
 
+std::vector<std::uint64_t> Experiment::replications_per_cell() const {
+  std::vector<std::uint64_t> out;
+  for (std::size_t c = 0; c < cells.size(); ++c) out.push_back(replications(c));
+  return out;
+}
+
+std::vector<sim::ReplicationRange> Experiment::ranges_of(const sim::Shard& shard) const {
+  return sim::shard_ranges(shard, cells, replications_per_cell());
+}
+
 std::uint64_t Experiment::total_replications() const {
   std::uint64_t total = 0;
   for (std::size_t c = 0; c < cells.size(); ++c) total += replications(c);

@@ -200,7 +200,9 @@ std::size_t create_cell(hid_t file, std::size_t index, const sim::Cell& cell,
 
   // no chunk longer than the cell's rows will be: a chunk takes its whole
   // size in the file however few of its rows exist
-  const hsize_t chunk_rows = std::min<hsize_t>(ResultsWriter::kChunkRows, range.count());
+  // (a shard's cell may have none: a chunk has at least one)
+  const hsize_t chunk_rows =
+      std::max<hsize_t>(1, std::min<hsize_t>(ResultsWriter::kChunkRows, range.count()));
   h5::create_rows(group.get(), "replications", RowRecords(grid.size(), m).type(), chunk_rows);
 
   // Summaries are written when the cell completes; SWMR allows no new
@@ -260,10 +262,10 @@ void create_output(const std::filesystem::path& path, const Experiment& experime
   h5::Handle(H5Gcreate2(root, "cells", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT));
   h5::Handle(H5Gcreate2(root, "games", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT));
   std::set<std::size_t> written;  // the games of the cells so far
+  const auto ranges = experiment.ranges_of(shard);
   for (std::size_t c = 0; c < cells.size(); ++c) {
     stop.throw_if_requested();
-    const auto game = create_cell(root, c, cells[c], experiment.values[c],
-                                  shard.range(experiment.replications(c)), games, stop);
+    const auto game = create_cell(root, c, cells[c], experiment.values[c], ranges[c], games, stop);
     if (written.insert(game).second) {
       write_game(root, game, games[game], cells[c], experiment.values[c]);
     }

@@ -216,6 +216,23 @@ ResultsWriter::Impl::Impl(const std::filesystem::path& path, const Experiment& e
             "merge all the shards again, or use {}",
             path.string(), names.overwrite));
       }
+      // A shard continues the replications it was made with: the split is
+      // the estimated costs' where cells have fewer replications than there
+      // are shards (sim::split), which another version may estimate
+      // otherwise.
+      if (!grows) {
+        const auto planned = experiment.ranges_of(shard);
+        for (std::size_t c = 0; c < planned.size(); ++c) {
+          const auto& held = existing.cells()[c].ranges;
+          if (held != std::vector{planned[c]}) {
+            throw UserError(fmt::format(
+                "output '{}' holds other replications of cell {} for shard {} than this version "
+                "of pfmab gives that shard, [{}, {}) (its cost estimates changed): run every "
+                "shard of the sweep with one version; {}",
+                path.string(), c, shard.text(), planned[c].first, planned[c].end, again));
+          }
+        }
+      }
     }  // closed before it is reopened for writing
     lock_ = OutputLock(path, names);
     if (grows) {

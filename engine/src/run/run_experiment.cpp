@@ -30,9 +30,7 @@ void lead(const io::Experiment& experiment, const Options& options, World& world
   const auto& cells = experiment.cells;
   const auto total = sim::total(run.ranges);
   std::uint64_t asked = 0;  // every cell's share
-  for (std::size_t c = 0; c < cells.size(); ++c) {
-    asked += options.shard.range(experiment.replications(c)).count();
-  }
+  for (const auto& range : experiment.ranges_of(options.shard)) asked += range.count();
   // A resumed run's earlier replications are only in the file: its report is
   // read back from there; any other run reports what its sink kept.
   const bool report_from_file = writer && writer->resumed();
@@ -122,13 +120,9 @@ Outcome run_experiment(const io::Experiment& experiment, const Options& options,
   run.threads = options.threads;
   world.on_every_rank([&] {
     sim::validate(run);  // before any output file is touched
-    for (std::size_t c = 0; c < cells.size(); ++c) {
-      sim::validate(options.shard, experiment.replications(c), options.names.shard);
-    }
+    sim::validate(options.shard, experiment.total_replications(), options.names.shard);
   });
-  for (std::size_t c = 0; c < cells.size(); ++c) {
-    run.ranges.push_back(options.shard.range(experiment.replications(c)));
-  }
+  run.ranges = experiment.ranges_of(options.shard);
 
   // The reports and the output are the leader's, made once every rank is
   // ready: a rank that cannot run the experiment leaves no file behind. A

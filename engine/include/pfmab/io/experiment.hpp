@@ -11,6 +11,7 @@
 
 #include "pfmab/io/parameters.hpp"
 #include "pfmab/sim/cell.hpp"
+#include "pfmab/sim/shard.hpp"
 
 namespace pfmab::io {
 
@@ -35,7 +36,10 @@ struct Experiment {
   std::vector<std::string> notes;
 
   std::uint64_t replications(std::size_t cell) const { return values[cell].whole("replications"); }
+  std::vector<std::uint64_t> replications_per_cell() const;
   std::uint64_t total_replications() const;
+  // Each cell's share of `shard` (sim::shard_ranges).
+  std::vector<sim::ReplicationRange> ranges_of(const sim::Shard& shard) const;
   // Everything that determines the results, resolved (means as numbers, not
   // paths): two experiments give the same results exactly when it is equal.
   nlohmann::json canonical;
