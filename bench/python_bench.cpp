@@ -35,6 +35,9 @@
 //
 // Counters: `python_us` and `cpp_us`, microseconds per replication;
 // `python_over_cpp`; `phases`, per replication; `python_us_per_phase`.
+//
+// BM_PythonProcesses: a policy written in Python run by pfmab.run on one
+// worker process and on two (processes=2), paired; below.
 
 #include <unistd.h>
 
@@ -196,6 +199,63 @@ void BM_PythonVsCli(benchmark::State& state, const Workload& workload) {
   state.counters["call_over_cli"] = call_s / cli_s;
 }
 
+// The worked example (python/pfmab/examples/epsilon_greedy.py: 34 phases
+// at T = 1e12 on 4 x 9, about 1,600 calls into Python a replication), named
+// by module:Class as workers import it, on `processes` (argv[3]); prints
+// the call's seconds and the digest.
+constexpr std::string_view kProcesses = R"(
+import sys, time
+import pfmab
+start = time.perf_counter()
+r = pfmab.run(means=sys.argv[1], alpha=0.5, horizon=1e12, replications=int(sys.argv[2]),
+              algorithm="pfmab.examples.epsilon_greedy:FederatedEpsilonGreedy",
+              processes=int(sys.argv[3]), threads=1, seed=1, progress=False)
+print(time.perf_counter() - start, r.digest)
+)";
+
+// The same Python policy on one process and on two (one thread each),
+// paired in every iteration as 1, 2, 2, 1; both must give one digest.
+// 6,000 replications at T = 1e12: about 5 s on one process.
+// Counters: `one_s` and `two_s`, the pfmab.run call's wall time on each
+// (the workers' start included); `speedup`, one_s / two_s.
+void BM_PythonProcesses(benchmark::State& state) {
+  const auto replications =
+      std::to_string(std::max<std::uint64_t>(2, static_cast<std::uint64_t>(scale * 6000)));
+  double seconds[2] = {0, 0};
+  std::string expected;
+  for (auto _ : state) {
+    double iteration = 0;
+    for (const int processes : {1, 2, 2, 1}) {
+      const auto start = Clock::now();
+      const auto run =
+          pfmab::testing::Spawned(
+              PFMAB_PYTHON, {"-c", std::string(kProcesses), PFMAB_SHARED_DATA "/synthetic_4x9.csv",
+                             replications, std::to_string(processes)})
+              .wait();
+      const double elapsed = std::chrono::duration<double>(Clock::now() - start).count();
+      if (run.exit_code != 0) {
+        return fail(state, fmt::format("processes={} failed: {}", processes, run.err));
+      }
+      std::istringstream printed(run.out);
+      double call = 0;
+      std::string digest;
+      printed >> call >> digest;
+      if (expected.empty()) expected = digest;
+      if (digest != expected) {
+        return fail(state,
+                    fmt::format("processes={}: digest '{}', not {}", processes, digest, expected));
+      }
+      seconds[processes - 1] += call;
+      iteration += elapsed;
+    }
+    state.SetIterationTime(iteration);
+  }
+  const auto runs = 2.0 * static_cast<double>(state.iterations());
+  state.counters["one_s"] = seconds[0] / runs;
+  state.counters["two_s"] = seconds[1] / runs;
+  state.counters["speedup"] = seconds[0] / seconds[1];
+}
+
 void BM_PythonPolicy(benchmark::State& state, const std::string& policy) {
   const auto clients = state.range(0), arms = state.range(1);
   const auto horizon = fmt::format("{:.0f}", std::pow(10.0, static_cast<double>(state.range(2))));
@@ -239,6 +299,10 @@ void BM_PythonPolicy(benchmark::State& state, const std::string& policy) {
 }
 
 void register_all() {
+  benchmark::RegisterBenchmark("BM_PythonProcesses", BM_PythonProcesses)
+      ->Iterations(1)
+      ->UseManualTime()
+      ->Unit(benchmark::kSecond);
   for (const auto& workload : workloads()) {
     benchmark::RegisterBenchmark(
         fmt::format("BM_PythonVsCli/{}", workload.name).c_str(),

@@ -33,6 +33,7 @@ std::string help_of(const io::Parameter& parameter) {
     for (const auto& entry : algorithms::registered_algorithms()) {
       help += fmt::format("{} {}", help.ends_with(':') ? "" : ",", entry.name);
     }
+    help += ", or module:Class, a pfmab.Algorithm written in Python (docs/python.md)";
   }
   if (parameter.sweeps && parameter.type != io::ValueType::means) help += " (a comma list sweeps)";
   if (!parameter.fallback.empty()) help += fmt::format(" [{}]", parameter.fallback);

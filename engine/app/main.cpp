@@ -1,84 +1,9 @@
-// pfmab, the program: the command line parsed into one of its commands
-// (cli.hpp), run in the world this process was started in (alone, or as a
-// rank of an MPI job), its error printed once for the job.
-#include <csignal>
-#include <exception>
-#include <iostream>
-#include <memory>
-
-#include <CLI/CLI.hpp>
-#include <fmt/format.h>
-
-#include "pfmab/run/world.hpp"
-#include "pfmab/util/error.hpp"
-#include "pfmab/util/excerpt.hpp"
-#include "pfmab/util/version.hpp"
-
-#include "cli.hpp"
-#include "stop_requests.hpp"
-
-namespace {
-
-using namespace pfmab;
-
-// Prints the error being handled and returns the exit status it calls for:
-// 2 for the user's mistake, 1 for the system's failure or pfmab's own.
-int failed() {
-  try {
-    throw;
-  } catch (const run::ReportedElsewhere& e) {
-    return e.status;
-  } catch (const UserError& e) {
-    std::cerr << "pfmab: error: " << excerpt(e.what(), message_chars) << '\n';
-    return 2;
-  } catch (const SystemError& e) {
-    std::cerr << "pfmab: error: " << e.what() << '\n';
-    return 1;
-  } catch (const std::exception& e) {
-    std::cerr << "pfmab: internal error: " << excerpt(e.what(), message_chars) << '\n';
-    return 1;
-  }
-}
-
-}  // namespace
+// The pfmab binary: the program (program.hpp), whose algorithms written in
+// Python it runs under Python (python_relaunch.hpp).
+#include "program.hpp"
+#include "python_relaunch.hpp"
 
 int main(int argc, char** argv) {
-  cli::catch_stop_requests();
-  // A file-size limit (ulimit -f) would otherwise kill the program with
-  // SIGXFSZ; ignored, the write fails with EFBIG and is reported like a full
-  // disk (docs/outputs.md).
-  std::signal(SIGXFSZ, SIG_IGN);
-  std::unique_ptr<run::World> world;
-  try {
-    world = run::join_world(argc, argv);
-  } catch (...) {
-    return failed();
-  }
-
-  CLI::App app{"pfmab: Monte Carlo engine for personalized federated multi-armed bandits"};
-  app.set_version_flag("--version", fmt::format("pfmab {} ({})", PFMAB_VERSION, git_commit()));
-  // At most one; an unknown word is then reported by name as unexpected.
-  app.require_subcommand(0, 1);
-  cli::Commands commands(app);
-
-  // Every rank parses the same command line; only the leader speaks.
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::CallForHelp& e) {
-    return world->leader() ? app.exit(e) : 0;
-  } catch (const CLI::CallForAllHelp& e) {
-    return world->leader() ? app.exit(e) : 0;
-  } catch (const CLI::CallForVersion& e) {
-    return world->leader() ? app.exit(e) : 0;
-  } catch (const CLI::ParseError& e) {
-    if (world->leader()) {
-      std::cerr << "pfmab: error: " << excerpt(e.what(), message_chars) << " (see pfmab --help)\n";
-    }
-    return 2;
-  }
-  try {
-    return commands.execute(*world);
-  } catch (...) {
-    return failed();
-  }
+  pfmab::cli::keep_arguments(argc, argv);
+  return pfmab::cli::run_program(argc, argv, &pfmab::cli::relaunch_under_python);
 }

@@ -8,10 +8,12 @@ few times per client and phase, not per pull. Each replication gets an
 object of its own; the engine calls its methods from its worker threads,
 each call holding the GIL, and checks what they return."""
 
+import importlib
 import types
 from dataclasses import dataclass
 
 from ._engine import engine
+from .errors import ExperimentError
 
 _TYPES = {"real": (int, float), "whole": (int,), "word": (str,)}
 _LONGEST = 2**62  # the engine's largest whole value (a horizon's)
@@ -152,12 +154,17 @@ def algorithm_name(cls):
     return f"{cls.__module__}:{cls.__qualname__}"
 
 
-def register(cls):
-    """Registers `cls` with the engine (again: the same name, the new class)
-    and returns its name, for the experiments loaded after it."""
-    if not (isinstance(cls, type) and issubclass(cls, Algorithm)) or cls is Algorithm:
+def _is_algorithm(cls):
+    return isinstance(cls, type) and issubclass(cls, Algorithm) and cls is not Algorithm
+
+
+def register(cls, name=None):
+    """Registers `cls` with the engine as `name` (default: its own
+    "module:Class"; again: the same name, the new class) and returns the
+    name, for the experiments loaded after it."""
+    if not _is_algorithm(cls):
         raise TypeError(f"an algorithm class is a subclass of pfmab.Algorithm, not {cls!r}")
-    name = algorithm_name(cls)
+    name = name or algorithm_name(cls)
     names = [option.name for option in cls.options]
     if len(set(names)) != len(names):
         raise ValueError(f"{name}: an option is declared twice ({', '.join(names)})")
@@ -173,3 +180,45 @@ def registered(value):
     if isinstance(value, (list, tuple)):
         return [registered(v) for v in value]
     return value
+
+
+def resolve(name):
+    """The engine's call for an algorithm named "module:Class" that this
+    process has not registered (an experiment file's algorithm.name, the
+    command line's --algorithm, a worker of pfmab.run(processes=N)): imports
+    the module from the Python path, takes the class and registers it under
+    that name. Raises ExperimentError naming `name` and why it names no
+    pfmab.Algorithm class."""
+    module_name, _, qualname = name.partition(":")
+    if not module_name or not qualname:
+        raise ExperimentError(f"algorithm '{name}': a Python algorithm is named module:Class")
+    if module_name == "__main__":
+        raise ExperimentError(
+            f"algorithm '{name}': a class defined in __main__ (a script or a notebook) cannot be "
+            f"imported by another process: put it in a module on the Python path "
+            f"(PYTHONPATH) and name it module:Class")
+    try:
+        module = importlib.import_module(module_name)
+    except ModuleNotFoundError as e:
+        if e.name and module_name.startswith(e.name):
+            raise ExperimentError(f"algorithm '{name}': no module named '{module_name}' on the "
+                                  f"Python path (PYTHONPATH)") from None
+        raise ExperimentError(f"algorithm '{name}': importing module '{module_name}' failed: "
+                              f"{type(e).__name__}: {e}") from None
+    except Exception as e:  # the module's own error: its import runs its code
+        raise ExperimentError(f"algorithm '{name}': importing module '{module_name}' failed: "
+                              f"{type(e).__name__}: {e}") from None
+    found = module
+    for part in qualname.split("."):  # a nested class: Outer.Inner
+        if not hasattr(found, part):
+            where = getattr(module, "__file__", None) or "built in"
+            raise ExperimentError(f"algorithm '{name}': module '{module_name}' ({where}) has no "
+                                  f"attribute '{qualname}'")
+        found = getattr(found, part)
+    if not _is_algorithm(found):
+        raise ExperimentError(f"algorithm '{name}': {module_name}.{qualname} is not a subclass "
+                              f"of pfmab.Algorithm (it is {found!r})")
+    try:
+        register(found, name)
+    except ValueError as e:
+        raise ExperimentError(f"algorithm '{name}': {e}") from None

@@ -5,8 +5,9 @@ import os
 import sys
 import tempfile
 
-from . import _arguments
+from . import _arguments, _processes
 from ._engine import engine
+from .errors import ExperimentError
 from .experiment import load
 from .results import Results
 
@@ -38,6 +39,7 @@ class _Bar:
             self._bar = self._tqdm(total=report["total"], unit="rep", dynamic_ncols=True,
                                    bar_format="{percentage:3.0f}%|{bar:20}| {n_fmt}/{total_fmt}"
                                               "  {desc}")
+        self._bar.total = report["total"]  # several processes' grows as each reports
         self._bar.n = report["done"]
         eta = "-" if report["remaining"] is None else _duration(report["remaining"])
         cell = (f"  cell {report['cell'] + 1}/{report['cells']}: {report['cell_name']}"
@@ -93,8 +95,15 @@ def _threads():
         return os.cpu_count() or 1
 
 
+def _stderr_line(report):
+    """The progress of several processes where no tqdm is: one line."""
+    eta = "-" if report["remaining"] is None else _duration(report["remaining"])
+    sys.stderr.write(f"\r{report['done']}/{report['total']} replications  ETA {eta}  ")
+    sys.stderr.flush()
+
+
 def run(experiment=None, *, output=None, threads=None, shard=None, overwrite=False,
-        progress=None, **overrides):
+        progress=None, processes=None, **overrides):
     """Runs `experiment` (a path, a TOML text or a dict with the experiment
     file's keys; lists sweep) with keyword overrides laid over it as the
     command line's flags (alpha=[0, 0.5], horizon=1e6, comm_cost=[0, 1],
@@ -104,8 +113,15 @@ def run(experiment=None, *, output=None, threads=None, shard=None, overwrite=Fal
     output:    the HDF5 output; an existing one of the same experiment is
                continued (overwrite=True replaces one of another). None: a
                temporary file, removed with the Results.
-    threads:   worker threads (default: the cores this process may use).
+    threads:   worker threads (default: the cores this process may use;
+               with processes=N, each process's, default the cores / N).
     shard:     "I/N", run share I of N of every cell's replications.
+    processes: worker processes (default 1), each running one shard into
+               a part file beside the output, merged into it at the end:
+               what runs a Python algorithm (whose calls hold the GIL) on
+               several cores. Its class must be importable by name (not
+               defined in __main__). An output that exists with no parts
+               beside it is continued by this process alone.
     progress:  None (a bar where someone watches), True, False, or a
                callable given the engine's progress reports.
 
@@ -116,20 +132,36 @@ def run(experiment=None, *, output=None, threads=None, shard=None, overwrite=Fal
     no file written), TypeError for an argument of the wrong type."""
     if output is not None:
         output = _arguments.path("output", output)
-    threads = (_threads() if threads is None else
+    processes = 1 if processes is None else _arguments.count("processes", processes, 1, 1024)
+    threads = (max(1, _threads() // processes) if threads is None else
                _arguments.count("threads", threads, 1, engine().max_threads()))
     shard = _arguments.text("shard", shard, "0/4")
     overwrite = _arguments.flag("overwrite", overwrite)
     progress = _arguments.progress(progress)
     loaded = load(experiment, overrides)
+    if processes > 1:
+        if shard:
+            raise ExperimentError(f"shard={shard!r} with processes={processes}: each process "
+                                  "runs a shard of its own; give one or the other")
+        _processes.check_importable(loaded.algorithms, processes)
+        if (output is not None and os.path.exists(output) and not overwrite and
+                not any(map(os.path.exists, _processes.part_paths(output, processes)))):
+            processes = 1  # an output of one process (complete, or continued here)
     temporary = None
     if output is None:
         temporary = tempfile.mkdtemp(prefix="pfmab-")
         output = os.path.join(temporary, "results.h5")
     stderr_progress, callback, bar = _progress(progress)
     try:
-        report = engine().run(loaded, output, threads, shard or "",
-                              overwrite, stderr_progress, callback)
+        if processes > 1:
+            report = _processes.run_on_processes(
+                experiment, overrides, output, threads, overwrite, processes,
+                _stderr_line if stderr_progress else callback)
+            if stderr_progress:
+                sys.stderr.write("\n")
+        else:
+            report = engine().run(loaded, output, threads, shard or "",
+                                  overwrite, stderr_progress, callback)
     except BaseException as e:
         if not temporary:
             raise

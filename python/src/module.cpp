@@ -25,7 +25,9 @@
 #include <pybind11/stl.h>
 #include <pybind11/stl/filesystem.h>
 
+#include "pfmab/algorithms/registry.hpp"
 #include "pfmab/io/experiment.hpp"
+#include "pfmab/io/merge.hpp"
 #include "pfmab/io/option_names.hpp"
 #include "pfmab/io/parameters.hpp"
 #include "pfmab/io/progress.hpp"
@@ -40,6 +42,7 @@
 #include "pfmab/util/limits.hpp"
 #include "pfmab/util/stop_token.hpp"
 
+#include "program.hpp"
 #include "python_algorithm.hpp"
 
 namespace py = pybind11;
@@ -361,6 +364,19 @@ py::list parameters() {
   return out;
 }
 
+// `python3 -m pfmab ARGS` (python/pfmab/__main__.py): the command line's
+// program itself, run with the GIL released (the policy's calls take it),
+// its algorithms written in Python imported by name; returns its exit
+// status. `arguments` begins with the program's name.
+int run_program(const std::vector<std::string>& arguments) {
+  std::vector<std::string> kept(arguments);
+  std::vector<char*> argv;
+  for (auto& argument : kept) argv.push_back(argument.data());
+  argv.push_back(nullptr);
+  const py::gil_scoped_release release;
+  return cli::run_program(static_cast<int>(kept.size()), argv.data(), &python::resolve);
+}
+
 }  // namespace
 
 PYBIND11_MODULE(_pfmab, m) {
@@ -388,6 +404,14 @@ PYBIND11_MODULE(_pfmab, m) {
                                }
                                return out;
                              })
+      .def_property_readonly("algorithms",
+                             [](const io::Experiment& e) {
+                               std::vector<std::string> out;
+                               for (const auto& values : e.values) {
+                                 out.push_back(values.word("algorithm.name"));
+                               }
+                               return out;
+                             })
       .def_property_readonly("canonical",
                              [](const io::Experiment& e) { return e.canonical.dump(); })
       .def_property_readonly("bounds_json", &bounds_json);
@@ -412,6 +436,19 @@ PYBIND11_MODULE(_pfmab, m) {
         raising(experiment_error, [&] { python::register_algorithm(name, cls, options); });
       },
       py::arg("name"), py::arg("cls"), py::arg("options"));
+  // An experiment loaded in this process may name a Python class by its
+  // "module:Class" (an experiment file's algorithm.name, a worker of
+  // pfmab.run's processes=): imported when first named.
+  algorithms::set_resolver(&python::resolve);
+  m.def("run_program", &run_program, py::arg("arguments"));
+  // `pfmab merge`: the shards of pfmab.run's worker processes joined
+  m.def(
+      "merge",
+      [](const std::vector<std::filesystem::path>& parts, const std::filesystem::path& output,
+         bool overwrite) {
+        raising(experiment_error, [&] { io::merge_shards(parts, output, false, overwrite); });
+      },
+      py::arg("parts"), py::arg("output"), py::arg("overwrite"));
   m.def("max_threads", &limits::max_threads);
   m.def("columns", &columns);
   m.def("parameters", &parameters);

@@ -202,4 +202,14 @@ void register_algorithm(const std::string& name, const py::object& cls, const py
   registrations.push_back(registration.release());
 }
 
+void resolve(std::string_view name) {
+  const py::gil_scoped_acquire gil;
+  try {
+    py::module_::import("pfmab.algorithm").attr("resolve")(py::str(name.data(), name.size()));
+  } catch (py::error_already_set& e) {
+    if (!e.matches(py::module_::import("pfmab.errors").attr("ExperimentError"))) throw;
+    throw UserError(py::str(e.value()).cast<std::string>());
+  }
+}
+
 }  // namespace pfmab::python

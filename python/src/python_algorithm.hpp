@@ -1,6 +1,7 @@
 #pragma once
 
 #include <string>
+#include <string_view>
 
 #include <pybind11/pybind11.h>
 
@@ -19,5 +20,12 @@ namespace pfmab::python {
 // Throws UserError for an option that cannot be declared.
 void register_algorithm(const std::string& name, const pybind11::object& cls,
                         const pybind11::list& options);
+
+// The engine's resolver (algorithms::Resolver) in a process running Python:
+// registers the class that `name` ("module:Class") names, imported from the
+// Python path by pfmab.algorithm.resolve. Throws UserError naming `name` and
+// why it names no pfmab.Algorithm class: its module cannot be imported, or
+// has no such attribute, or the attribute is something else.
+void resolve(std::string_view name);
 
 }  // namespace pfmab::python

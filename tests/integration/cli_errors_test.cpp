@@ -256,6 +256,21 @@ std::vector<ErrorCase> error_cases() {
         "exponential one is not"},
        "0.1,0.2\n0.4,0.5\n"},
 
+      // an algorithm written in Python, named module:Class, that names no
+      // pfmab.Algorithm (the binary runs it under Python: python_relaunch.hpp)
+      {"python_algorithm_module_missing",
+       run_args({{"--algorithm", "no_such_module:Policy"}}),
+       {"algorithm 'no_such_module:Policy'", "no module named 'no_such_module'", "PYTHONPATH"}},
+      {"python_algorithm_attribute_missing",
+       run_args({{"--algorithm", "json:NoSuchPolicy"}}),
+       {"algorithm 'json:NoSuchPolicy'", "module 'json'", "has no attribute 'NoSuchPolicy'"}},
+      {"python_algorithm_not_an_algorithm",
+       run_args({{"--algorithm", "json:JSONDecoder"}}),
+       {"algorithm 'json:JSONDecoder'", "json.JSONDecoder is not a subclass of pfmab.Algorithm"}},
+      {"python_algorithm_in_main",
+       run_args({{"--algorithm", "__main__:Policy"}}),
+       {"algorithm '__main__:Policy'", "defined in __main__", "put it in a module"}},
+
       // T < 1 and other bad horizons
       {"horizon_zero", run_args({{"--horizon", "0"}}), {"horizon"}},
       {"horizon_negative", run_args({{"--horizon", "-5"}}), {"horizon", "'-5'", "whole number"}},

@@ -232,5 +232,26 @@ TEST_F(MpiRun, ASetupErrorIsReportedOnceWithStatusTwoAndTheOutputUntouched) {
   EXPECT_EQ(std::string(std::istreambuf_iterator<char>(after_in), {}), before);
 }
 
+// An algorithm written in Python (module:Class) is refused under a launcher,
+// one rank or two, before anything is written: an interpreter started in a
+// rank's place could not join the job (engine/app/program.hpp).
+TEST_F(MpiRun, APythonAlgorithmIsRefusedOnceWithStatusTwoAndNothingWritten) {
+  for (const int ranks : {1, 2}) {
+    const auto output = *temp_ / ("python-" + std::to_string(ranks) + ".h5");
+    const auto run = mpirun(run_to({"--means", shared_data("synthetic_4x9.csv"), "--algorithm",
+                                    "some_module:SomePolicy", "--replications", "4", "--quiet"},
+                                   output, {"--threads", "1"}),
+                            ranks);
+    EXPECT_EQ(run.exit_code, 2) << run.err;
+    const auto first = run.err.find("pfmab: error");
+    EXPECT_EQ(run.err.find("pfmab: error", first + 1), std::string::npos) << run.err;
+    EXPECT_NE(run.err.find("algorithm 'some_module:SomePolicy' is a Python class, which does "
+                           "not run on MPI ranks: run it as a job array"),
+              std::string::npos)
+        << run.err;
+    EXPECT_FALSE(fs::exists(output));
+  }
+}
+
 }  // namespace
 }  // namespace pfmab::testing

@@ -84,6 +84,8 @@ Table& table() {
   return all;
 }
 
+std::atomic<Resolver> resolver{nullptr};
+
 }  // namespace
 
 std::span<const AlgorithmEntry> registered_algorithms() { return table().current(); }
@@ -99,13 +101,26 @@ const AlgorithmEntry* registered_algorithm(std::string_view name) {
   return nullptr;
 }
 
+void set_resolver(Resolver given) { resolver.store(given); }
+
+void resolve_algorithm(std::string_view name) {
+  const auto resolve = resolver.load();
+  if (resolve && name.find(':') != std::string_view::npos && !registered_algorithm(name)) {
+    resolve(name);
+  }
+}
+
 const AlgorithmEntry& find_algorithm(std::string_view name) {
+  resolve_algorithm(name);
   if (const auto* entry = registered_algorithm(name)) return *entry;
   std::string names;
   for (const auto& entry : registered_algorithms()) {
     names += fmt::format("{}{}", names.empty() ? "" : ", ", entry.name);
   }
-  throw UserError(fmt::format("unknown algorithm '{}' (expected one of {})", excerpt(name), names));
+  throw UserError(
+      fmt::format("unknown algorithm '{}' (expected one of {}, or a Python class as "
+                  "module:Class)",
+                  excerpt(name), names));
 }
 
 std::vector<const OptionGroup*> option_groups() {

@@ -9,10 +9,11 @@
 
 #include <fmt/format.h>
 
-#include "pfmab/util/limits.hpp"
+#include "pfmab/algorithms/registry.hpp"
 #include "pfmab/model/means_table.hpp"
 #include "pfmab/util/error.hpp"
 #include "pfmab/util/excerpt.hpp"
+#include "pfmab/util/limits.hpp"
 #include "pfmab/util/text_file.hpp"
 
 #include "io/toml_limits.hpp"
@@ -271,6 +272,34 @@ void check_known_keys(const Reader& reader, const toml::table& table, const std:
   }
 }
 
+// Registers the Python classes ("module:Class") that `table`'s
+// algorithm.name names, at the top level and in its [[sweep]] blocks, before
+// its keys are checked: their options are keys of this file.
+void resolve_algorithms(const Reader& reader, const toml::table& table) {
+  const auto resolve_in = [&](const toml::table& at, const std::string& prefix) {
+    const auto* node = at.at_path("algorithm.name").node();
+    if (!node) return;
+    const auto* list = node->as_array();
+    const auto each = [&](const toml::node& name) {
+      if (const auto* word = name.as_string()) {
+        reader.at(name, prefix + "algorithm.name",
+                  [&] { algorithms::resolve_algorithm(word->get()); });
+      }
+    };
+    if (list) {
+      for (const auto& element : *list) each(element);
+    } else {
+      each(*node);
+    }
+  };
+  resolve_in(table, "");
+  if (const auto* blocks = table.get_as<toml::array>("sweep")) {
+    for (const auto& block : *blocks) {
+      if (const auto* sweep = block.as_table()) resolve_in(*sweep, "sweep.");
+    }
+  }
+}
+
 // toml++'s descriptions are a sentence that may quote a key of the file.
 constexpr std::size_t description_chars = 200;
 
@@ -314,6 +343,7 @@ ExperimentFile::ExperimentFile(std::string text, std::string shown,
     throw UserError(syntax_error(shown_, text_, e));
   }
   const Reader reader(shown_, directory_);
+  resolve_algorithms(reader, table_);
   check_known_keys(reader, table_, "", "", known_keys());
   // read by no cell, but a study's label: a text, as docs/experiment.md shows
   for (const auto* label : {"name", "description"}) {

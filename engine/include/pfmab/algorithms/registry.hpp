@@ -55,7 +55,19 @@ void register_algorithm(const AlgorithmEntry& entry);
 // How many algorithms were registered at run time: io::parameters() takes
 // their options in when it changes.
 std::size_t registrations();
-// The entry named `name`; throws UserError naming every registered one.
+// What finds an algorithm named "module:Class" (a Python class) that is not
+// registered yet: it registers it, or throws UserError saying why it cannot
+// (python/src/resolver.cpp imports the module), or throws whatever its
+// program catches to run the name elsewhere (the command line re-executes
+// itself under Python: engine/app/python_relaunch.cpp). Engine code never
+// imports Python: the layers above install the resolver.
+using Resolver = void (*)(std::string_view name);
+void set_resolver(Resolver resolver);
+// Calls the resolver for `name` if it is not registered, names a Python
+// class ("module:Class") and a resolver is installed.
+void resolve_algorithm(std::string_view name);
+// The entry named `name` (resolve_algorithm first); throws UserError naming
+// every registered one.
 const AlgorithmEntry& find_algorithm(std::string_view name);
 // The entry named `name`, or nullptr: an output's record may name an
 // algorithm that the process which wrote it registered at run time.
