@@ -50,6 +50,13 @@ struct Poisson {
     double curvature(double mu, double lambda) const override { return mu / (lambda * lambda); }
     double low_mean() const override { return 0.0; }
     double high_mean() const override { return std::numeric_limits<double>::infinity(); }
+    // KL(0, lambda) = lambda is linear, concave as well as convex: the C*
+    // program takes the move up from a mean of 0 as a concave stretch of its
+    // own (a branch), not as a kink of the convex problem, whose certificate
+    // stalls there (docs/allocation.md, "Concave stretches").
+    double convex_move(double mu, double direction) const override {
+      return mu == 0.0 && direction > 0.0 ? 0.0 : std::numeric_limits<double>::infinity();
+    }
   };
   static std::unique_ptr<const Divergence> divergence(const RewardFamily& /*family*/) {
     return std::make_unique<Kl>();
