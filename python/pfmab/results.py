@@ -4,7 +4,6 @@ Read through the engine's own reader, also while a run is still writing the
 file (each property reads it as it stands then)."""
 
 import json
-import os
 import shutil
 import weakref
 
