@@ -44,7 +44,8 @@ class Divergence {
   // How far KL(mu, mu + direction delta) stays convex in the move delta
   // (direction +1 up, -1 down): +inf for a family convex everywhere (the
   // default), less where it turns concave (the exponential upward move, mu:
-  // concave past lambda = 2 mu). Past it the divergence must stay concave
+  // concave past lambda = 2 mu) or is linear (the Poisson move up from a
+  // mean of 0, 0: KL(0, lambda) = lambda, concave as well as convex). Past it the divergence must stay concave
   // up to the range's end, which must then be unbounded: the C* program's
   // global inner solve (theory::solve_alternative) relies on both.
   virtual double convex_move(double /*mu*/, double /*direction*/) const {
