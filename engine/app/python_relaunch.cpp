@@ -25,6 +25,15 @@ std::vector<std::string> kept;
 void keep_arguments(int argc, char** argv) { kept.assign(argv, argv + argc); }
 
 void relaunch_under_python(std::string_view name) {
+  // A build without the module (the sanitizer presets) has no engine for
+  // the package to run the class on: Python would only say so less clearly.
+  if (!PFMAB_PYTHON_MODULE_BUILT) {
+    throw UserError(fmt::format(
+        "algorithm '{}' is a Python class, which this pfmab, built without the Python package's "
+        "engine module (PFMAB_PYTHON_MODULE off), cannot run: use a build with it, such as the "
+        "release preset's (docs/python.md)",
+        excerpt(name)));
+  }
   const char* given = std::getenv("PFMAB_PYTHON");
   const std::string python = given && *given ? given : "/usr/bin/python3";
   // This clone's package and this binary's build: the module of another
