@@ -10,11 +10,12 @@
 # cores, one partition, no accounting, no cgroups: a test machine or a
 # container has none to give), starts munged on its own socket, slurmctld and
 # slurmd, each with its state, logs and pid file in DIR and on free ports, and
-# waits until the node is idle. Nothing outside DIR is configured: the
-# daemons find the cluster through SLURM_CONF, so a real cluster's
-# configuration is neither read nor touched. stop ends the three daemons and
-# waits for them. Jobs run as the user who submits them, which slurmd can do
-# only as root.
+# waits until the node is idle. Nothing outside DIR is configured or
+# stopped: the daemons find the cluster through SLURM_CONF, on ports and a
+# munge socket of their own, so a real cluster's daemons and configuration
+# on the same machine are neither read nor touched. stop ends the three
+# daemons and waits for them. Jobs run as the user who submits them, which
+# slurmd can do only as root.
 set -euo pipefail
 
 usage() {
@@ -52,9 +53,6 @@ start() {
     DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
       "${missing[@]}" >/dev/null
   fi
-  # the packages start their daemons where systemd runs: this cluster has its own
-  systemctl stop slurmd slurmctld munge >/dev/null 2>&1 || true
-
   mkdir -p "$dir/state" "$dir/spool" "$dir/munge"
   chmod 755 "$dir" "$dir/munge"  # munged's socket must be reachable by every user
   local host cpus ports
