@@ -53,11 +53,21 @@ Shard parse_shard(std::string_view text, std::string_view option) {
   return shard;
 }
 
+namespace {
+
+// Whether every cell has a replication for every shard: then each cell is
+// split on its own, whatever the costs.
+bool splits_each_cell(const Shard& shard, std::span<const std::uint64_t> replications) {
+  return std::all_of(replications.begin(), replications.end(),
+                     [&](std::uint64_t r) { return r >= shard.count; });
+}
+
+}  // namespace
+
 std::vector<ReplicationRange> split(const Shard& shard, std::span<const std::uint64_t> replications,
                                     std::span<const double> costs) {
   std::vector<ReplicationRange> ranges;
-  if (std::all_of(replications.begin(), replications.end(),
-                  [&](std::uint64_t r) { return r >= shard.count; })) {
+  if (splits_each_cell(shard, replications)) {
     for (const auto r : replications) ranges.push_back(shard.range(r));
     return ranges;
   }
@@ -98,8 +108,12 @@ std::vector<ReplicationRange> split(const Shard& shard, std::span<const std::uin
 
 std::vector<ReplicationRange> shard_ranges(const Shard& shard, std::span<const Cell> cells,
                                            std::span<const std::uint64_t> replications) {
+  // the costs only where they decide the split: a sweep's cells are priced
+  // once per call, and a run asks several times
   std::vector<double> costs;
-  for (const auto& cell : cells) costs.push_back(replication_cost(cell));
+  if (!splits_each_cell(shard, replications)) {
+    for (const auto& cell : cells) costs.push_back(replication_cost(cell));
+  }
   return split(shard, replications, costs);
 }
 
