@@ -55,7 +55,6 @@ class Table {
   std::span<const AlgorithmEntry> current() const {
     return *current_.load(std::memory_order_acquire);
   }
-  std::size_t added() const { return added_.load(std::memory_order_acquire); }
 
   void add(const AlgorithmEntry& entry) {
     const std::lock_guard lock(mutex_);
@@ -69,14 +68,12 @@ class Table {
     longer->push_back(entry);
     current_.store(longer.get(), std::memory_order_release);
     copies_.push_back(std::move(longer));
-    added_.fetch_add(1, std::memory_order_acq_rel);
   }
 
  private:
   std::mutex mutex_;
   std::vector<std::unique_ptr<const std::vector<AlgorithmEntry>>> copies_;
   std::atomic<const std::vector<AlgorithmEntry>*> current_{nullptr};
-  std::atomic<std::size_t> added_{0};
 };
 
 Table& table() {
@@ -92,7 +89,7 @@ std::span<const AlgorithmEntry> registered_algorithms() { return table().current
 
 void register_algorithm(const AlgorithmEntry& entry) { table().add(entry); }
 
-std::size_t registrations() { return table().added(); }
+std::size_t registrations() { return registered_algorithms().size() - kEntries.size(); }
 
 const AlgorithmEntry* registered_algorithm(std::string_view name) {
   for (const auto& entry : registered_algorithms()) {
