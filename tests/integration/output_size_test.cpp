@@ -147,9 +147,9 @@ TEST(OutputChunks, AnOutputWith256RowChunksIsContinuedInThem) {
     h5::Handle group(H5Gopen2(file.get(), "cells/0000", H5P_DEFAULT));
     const auto& cell = e.cells[0];
     ASSERT_GE(H5Ldelete(group.get(), "replications", H5P_DEFAULT), 0);
-    h5::create_rows(group.get(), "replications",
-                    io::RowRecords(cell.checkpoints().size(), cell.instance().clients()).type(),
-                    256);
+    h5::create_rows(
+        group.get(), "replications",
+        io::RowRecords(cell.checkpoints().size(), cell.instance().clients()).type().get(), 256);
   }
   const auto results = results_of(e);
   {

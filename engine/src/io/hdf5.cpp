@@ -340,23 +340,17 @@ std::pair<Handle, Handle> block_spaces(hid_t dataset, hsize_t first_row, hsize_t
 
 }  // namespace
 
-void write_rows(hid_t dataset, hid_t record, hsize_t first, std::span<const std::byte> records) {
-  const hsize_t rows = records.size() / H5Tget_size(record);
-  if (rows == 0) return;
-  set_rows(dataset, first + rows);
-  const auto [file, memory] = block_spaces(dataset, first, rows, 0, 1);
-  check(H5Dwrite(dataset, record, memory.get(), file.get(), H5P_DEFAULT, records.data()),
-        "H5Dwrite");
-}
-
-void write_unfiltered_chunk(hid_t dataset, hsize_t first, hsize_t rows,
-                            std::span<const std::byte> chunk) {
+void write_chunk(hid_t dataset, hsize_t first, hsize_t rows, std::span<const std::byte> stored,
+                 bool filtered) {
   set_rows(dataset, rows);
-  Handle create(H5Dget_create_plist(dataset));
-  const int filters = H5Pget_nfilters(create.get());
-  check(filters, "H5Pget_nfilters");
-  const std::uint32_t skip_all = (std::uint32_t{1} << filters) - 1;
-  check(H5Dwrite_chunk(dataset, H5P_DEFAULT, skip_all, &first, chunk.size(), chunk.data()),
+  std::uint32_t mask = 0;  // every filter applied
+  if (!filtered) {
+    Handle create(H5Dget_create_plist(dataset));
+    const int filters = H5Pget_nfilters(create.get());
+    check(filters, "H5Pget_nfilters");
+    mask = (std::uint32_t{1} << filters) - 1;  // every filter skipped
+  }
+  check(H5Dwrite_chunk(dataset, H5P_DEFAULT, mask, &first, stored.size(), stored.data()),
         "H5Dwrite_chunk");
 }
 

@@ -138,25 +138,24 @@ void bound_metadata_cache(hid_t file_access);
 // the next flush), or without filters goes straight from the caller's buffer.
 Handle direct_chunk_access();
 
-// Rows [first, first + n) of a rows dataset, `records` holding n records
-// of type `record`, growing it to end there, through the dataset's filters.
-void write_rows(hid_t dataset, hid_t record, hsize_t first, std::span<const std::byte> records);
-// The chunk of a rows dataset that starts at row `first`, whole (`chunk`:
-// its records, zero past the last), stored unfiltered (every filter
-// skipped, as its filter mask records), growing the dataset to `rows` rows.
-// A chunk stored so keeps its size whatever it holds, so it is rewritten
-// in place. HDF5 1.10 leaves the mask out of the chunk's entry in its
-// lookup cache, and reads the chunk through the filters ("inflate()
-// failed") until every opening of the dataset is closed: do not read it
-// back before.
-void write_unfiltered_chunk(hid_t dataset, hsize_t first, hsize_t rows,
-                            std::span<const std::byte> chunk);
+// The chunk of a rows dataset that starts at row `first`, whole, growing the
+// dataset to `rows` rows. `filtered`: `stored` is the chunk through the
+// dataset's filters (io::filter_chunk) and is stored as it is, HDF5 calling
+// neither its filters nor its type conversion. Otherwise `stored` is the
+// chunk's records, zero past the last, stored unfiltered (every filter
+// skipped, as its filter mask records): a chunk stored so keeps its size
+// whatever it holds, so it is rewritten in place. HDF5 1.10 leaves the mask
+// out of the chunk's entry in its lookup cache, and reads an unfiltered
+// chunk through the filters ("inflate() failed") until every opening of the
+// dataset is closed: do not read it back before.
+void write_chunk(hid_t dataset, hsize_t first, hsize_t rows, std::span<const std::byte> stored,
+                 bool filtered);
 // Rows [first, first + rows) of a rows dataset into `out`, as records of
 // type `record`.
 void read_rows(hid_t dataset, hid_t record, hsize_t first, hsize_t rows, std::span<std::byte> out);
 
 // Whether the chunk of a rows dataset that starts at row `first` is stored
-// unfiltered (by write_unfiltered_chunk); false if it is not stored at all.
+// unfiltered (by write_chunk); false if it is not stored at all.
 bool stored_unfiltered(hid_t dataset, hsize_t first);
 
 // Reads the block [first_row, +rows) x [first_col, +cols) of a 2-D dataset

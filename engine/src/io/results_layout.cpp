@@ -18,6 +18,7 @@
 #include "pfmab/util/version.hpp"
 
 #include "io/cell_summary.hpp"
+#include "io/chunk_filter.hpp"
 #include "io/row_records.hpp"
 
 namespace pfmab::io {
@@ -203,7 +204,7 @@ std::size_t create_cell(hid_t file, std::size_t index, const sim::Cell& cell,
   // (a shard's cell may have none: a chunk has at least one)
   const hsize_t chunk_rows =
       std::max<hsize_t>(1, std::min<hsize_t>(ResultsWriter::kChunkRows, range.count()));
-  h5::create_rows(group.get(), "replications", RowRecords(grid.size(), m).type(), chunk_rows);
+  h5::create_rows(group.get(), "replications", RowRecords(grid.size(), m).type().get(), chunk_rows);
 
   // Summaries are written when the cell completes; SWMR allows no new
   // objects once it starts, so it exists (as NaN) from the beginning.
@@ -388,7 +389,7 @@ RowSets::RowSets(hid_t group, std::size_t cell, std::size_t checkpoints, std::si
     : records_(checkpoints, clients),
       chunk_rows_(chunk_rows),
       // read now, before this opening writes a chunk unfiltered, after
-      // which HDF5 cannot read it through it (h5::write_unfiltered_chunk)
+      // which HDF5 cannot read it through it (h5::write_chunk)
       part_(read_rows(group, cell, checkpoints, clients, rows - rows % chunk_rows,
                       rows % chunk_rows)) {
   set_ = h5::Handle(H5Dopen2(group, "replications", h5::direct_chunk_access().get()));
@@ -396,14 +397,17 @@ RowSets::RowSets(hid_t group, std::size_t cell, std::size_t checkpoints, std::si
 }
 
 void RowSets::write_filtered(const RowBlock& block, hsize_t first) {
-  bytes_.clear();
-  records_.pack(block, 0, block.rows, bytes_);
-  h5::write_rows(set_.get(), records_.type(), first, bytes_);
+  filter_chunk(block, chunk_rows_, bytes_);
+  h5::write_chunk(set_.get(), first, first + block.rows, bytes_, true);
 }
 
-void RowSets::write(const RowBlock& block, hsize_t first, bool ends_cell) {
+void RowSets::write(const RowBlock& block, hsize_t first, bool ends_cell,
+                    std::span<const std::byte> filtered) {
   const hsize_t offset = first % chunk_rows_;  // in its chunk
   const bool completes = offset + block.rows == chunk_rows_ || ends_cell;
+  if (offset == 0 && completes && !filtered.empty()) {
+    return h5::write_chunk(set_.get(), first, first + block.rows, filtered, true);
+  }
   if (offset == 0 && completes) return write_filtered(block, first);
   if (offset == 0) {
     part_.reset(block.cell, block.checkpoints, block.clients);
@@ -420,7 +424,7 @@ void RowSets::write(const RowBlock& block, hsize_t first, bool ends_cell) {
   bytes_.clear();
   records_.pack(part_, 0, part_.rows, bytes_);
   bytes_.resize(chunk_rows_ * records_.size());  // the whole chunk, zero past its rows
-  h5::write_unfiltered_chunk(set_.get(), first - offset, first + block.rows, bytes_);
+  h5::write_chunk(set_.get(), first - offset, first + block.rows, bytes_, false);
 }
 
 void RowSets::close() { set_.close(); }
@@ -438,7 +442,8 @@ RowBlock read_rows(hid_t group, std::size_t cell, std::size_t checkpoints, std::
   if (count == 0) return block;  // as a writer opening a new cell asks: nothing to open
   const RowRecords records(checkpoints, clients);
   std::vector<std::byte> bytes(count * records.size());
-  h5::read_rows(open_dataset(group, "replications").get(), records.type(), first, count, bytes);
+  h5::read_rows(open_dataset(group, "replications").get(), records.type().get(), first, count,
+                bytes);
   records.unpack(bytes, block);
   return block;
 }

@@ -96,14 +96,19 @@ class RowSets {
   RowSets(hid_t group, std::size_t cell, std::size_t checkpoints, std::size_t clients,
           hsize_t chunk_rows, hsize_t rows);
   // The block's rows as rows [first, first + block.rows), the next ones,
-  // within one chunk; `ends_cell`: no row will follow them.
-  void write(const RowBlock& block, hsize_t first, bool ends_cell);
+  // within one chunk; `ends_cell`: no row will follow them. `filtered`:
+  // the block through filter_chunk, if the caller filtered it (a block that
+  // is a whole chunk, or a cell's last rows from a chunk's start), else
+  // empty.
+  void write(const RowBlock& block, hsize_t first, bool ends_cell,
+             std::span<const std::byte> filtered = {});
   void close();
   // Leaves them open (h5::Handle::abandon): the file is abandoned.
   void abandon();
 
  private:
-  // The block's rows as rows [first, ...) through the filters.
+  // The block's rows, which start a chunk and complete it, as rows
+  // [first, ...) through the filters.
   void write_filtered(const RowBlock& block, hsize_t first);
 
   RowRecords records_;

@@ -168,7 +168,8 @@ void ResultsReader::check(const StoredCell& cell, const h5::Handle& group) const
   const RowRecords records(cell.checkpoints.size(), cell.clients);
   const h5::Handle stored(H5Dget_type(rows.get()));
   const auto shape = h5::dims(rows.get());
-  if (H5Tequal(stored.get(), records.type()) <= 0 || shape.size() != 1 || shape[0] < cell.done) {
+  if (H5Tequal(stored.get(), records.type().get()) <= 0 || shape.size() != 1 ||
+      shape[0] < cell.done) {
     throw unreadable(fmt::format(
         "{}/replications is not {} or more records of this cell's columns ({} checkpoints, {} "
         "clients; replications_done)",

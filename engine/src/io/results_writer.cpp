@@ -110,13 +110,14 @@ class ResultsWriter::Impl {
   std::uint64_t done(std::size_t cell) const {
     return written_[cell] + (pending_.rows > 0 && pending_.cell == cell ? pending_.rows : 0);
   }
+  std::uint64_t chunk_rows(std::size_t cell) const { return chunk_[cell]; }
   // Whether rows of `cell` up to row `end` complete a chunk or the cell.
   bool ends_chunk(std::size_t cell, std::uint64_t end) const {
     return end == expected_[cell] || end % chunk_[cell] == 0;
   }
   bool resumed() const { return resumed_; }
   void append(std::size_t cell, const sim::ReplicationResult& result);
-  void append(const RowBlock& block);
+  void append(const RowBlock& block, std::span<const std::byte> filtered);
   void flush();
   void write_summaries();
 
@@ -132,7 +133,7 @@ class ResultsWriter::Impl {
   // Writes the pending rows if they complete a chunk or waited too long.
   void write_pending_if_due();
   void write_pending();
-  void write(const RowBlock& block);
+  void write(const RowBlock& block, std::span<const std::byte> filtered = {});
   // Flushes the rows written, then records them as done and writes the
   // summaries of the cells they complete, then flushes that.
   void commit();
@@ -305,11 +306,13 @@ void ResultsWriter::Impl::append(std::size_t cell, const sim::ReplicationResult&
   });
 }
 
-void ResultsWriter::Impl::append(const RowBlock& block) {
+void ResultsWriter::Impl::append(const RowBlock& block, std::span<const std::byte> filtered) {
   writing([&] {
     const auto c = block.cell;
+    if (pending_.rows > 0 && pending_.cell != c) write_pending();
     if (pending_.rows == 0 && ends_chunk(c, written_[c] + block.rows)) {
-      return write(block);  // a chunk's rows, or its last ones, in one block: as they are
+      // a chunk's rows, or its last ones, in one block: as they are
+      return write(block, filtered);
     }
     pend(c);
     pending_.append(block);
@@ -341,7 +344,7 @@ void ResultsWriter::Impl::write_pending() {
   pending_.rows = 0;
 }
 
-void ResultsWriter::Impl::write(const RowBlock& block) {
+void ResultsWriter::Impl::write(const RowBlock& block, std::span<const std::byte> filtered) {
   const auto c = block.cell;
   if (c != row_sets_cell_ || !row_sets_) {
     row_sets_cell_ = c;
@@ -351,7 +354,7 @@ void ResultsWriter::Impl::write(const RowBlock& block) {
   }
   summary_of(c).add(block);
   if (written_[c] == committed_[c]) uncommitted_.push_back(c);
-  row_sets_->write(block, written_[c], written_[c] + block.rows == expected_[c]);
+  row_sets_->write(block, written_[c], written_[c] + block.rows == expected_[c], filtered);
   written_[c] += block.rows;
   if (written_[c] == expected_[c]) {
     // The cell is complete: summarised now, while its rows are at hand and
@@ -451,12 +454,19 @@ std::size_t ResultsWriter::clients(std::size_t cell) const { return impl_->clien
 std::uint64_t ResultsWriter::rows_to_chunk_end(std::size_t cell, std::uint64_t row) const {
   return impl_->rows_to_chunk_end(cell, row);
 }
+std::uint64_t ResultsWriter::chunk_rows(std::size_t cell) const { return impl_->chunk_rows(cell); }
+bool ResultsWriter::completes_chunk(std::size_t cell, std::uint64_t end) const {
+  return impl_->ends_chunk(cell, end);
+}
 std::uint64_t ResultsWriter::done(std::size_t cell) const { return impl_->done(cell); }
 bool ResultsWriter::resumed() const { return impl_->resumed(); }
 void ResultsWriter::append(std::size_t cell, const sim::ReplicationResult& result) {
   impl_->append(cell, result);
 }
-void ResultsWriter::append(const RowBlock& block) { impl_->append(block); }
+void ResultsWriter::append(const RowBlock& block) { impl_->append(block, {}); }
+void ResultsWriter::append(const RowBlock& block, std::span<const std::byte> filtered) {
+  impl_->append(block, filtered);
+}
 void ResultsWriter::flush() { impl_->flush(); }
 void ResultsWriter::write_summaries() { impl_->write_summaries(); }
 

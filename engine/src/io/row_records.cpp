@@ -12,16 +12,20 @@ RowRecords::RowRecords(std::size_t checkpoints, std::size_t clients)
     offsets_[index++] = size_;
     size_ += column.count(checkpoints, clients) * sizeof(sim::ElementOf<decltype(column)>);
   });
-  type_ = h5::Handle(H5Tcreate(H5T_COMPOUND, size_));
-  index = 0;
+}
+
+h5::Handle RowRecords::type() const {
+  h5::Handle type(H5Tcreate(H5T_COMPOUND, size_));
+  std::size_t index = 0;
   sim::for_each_column([&](const auto& column) {
     const auto element = h5::native_type<sim::ElementOf<decltype(column)>>();
-    const hsize_t width = column.count(checkpoints, clients);
+    const hsize_t width = column.count(checkpoints_, clients_);
     h5::Handle array;
     if (column.width != sim::Width::one) array = h5::Handle(H5Tarray_create2(element, 1, &width));
-    h5::check(H5Tinsert(type_.get(), column.name, offsets_[index++], array ? array.get() : element),
+    h5::check(H5Tinsert(type.get(), column.name, offsets_[index++], array ? array.get() : element),
               "H5Tinsert");
   });
+  return type;
 }
 
 void RowRecords::pack(const RowBlock& block, std::size_t first, std::size_t rows,

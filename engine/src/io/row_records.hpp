@@ -31,8 +31,9 @@ class RowRecords {
   RowRecords(std::size_t checkpoints, std::size_t clients);
 
   // The record's HDF5 compound type: native, packed, its fields in table
-  // order.
-  hid_t type() const { return type_.get(); }
+  // order. Made by HDF5, so only on the thread that calls HDF5; packing and
+  // unpacking need no HDF5 (a worker thread filters a chunk: filter_chunk).
+  h5::Handle type() const;
   std::size_t size() const { return size_; }  // bytes of a record
 
   // Rows [first, first + rows) of `block` appended to `records`.
@@ -46,7 +47,6 @@ class RowRecords {
   std::size_t checkpoints_, clients_;
   std::array<std::size_t, sim::kColumnCount> offsets_{};  // of each field in a record
   std::size_t size_ = 0;
-  h5::Handle type_;
 };
 
 }  // namespace pfmab::io

@@ -74,6 +74,12 @@ class ResultsWriter {
   // the file: an output of an earlier version (256 rows) or one that grew
   // past the replications it was created for keeps its own.
   std::uint64_t rows_to_chunk_end(std::size_t cell, std::uint64_t row) const;
+  // The rows of a chunk of `cell`'s rows dataset, whether `first`, the
+  // chunk's start, to `end` are the rows it will hold: the whole chunk, or
+  // the cell's last rows. Such rows are written in one write, compressed,
+  // and may come already through the filters (append).
+  std::uint64_t chunk_rows(std::size_t cell) const;
+  bool completes_chunk(std::size_t cell, std::uint64_t end) const;
 
   // Creates `path` for `shard` of the experiment, or continues it if it holds
   // the same shard of the same experiment (same canonical form): then done(c)
@@ -119,6 +125,12 @@ class ResultsWriter {
   // then a flush. It happens by itself once 1,024 rows or 64 completed
   // cells are written, or a minute after a write (results_writer.cpp).
   void append(const RowBlock& block);
+  // The same, for a block of the rows of a chunk from its start that
+  // complete it (completes_chunk), with those rows through the dataset's
+  // filters (io/chunk_filter.hpp), made by the caller: the writer stores
+  // `filtered` as it is. So filtering, most of a write's work, can be done
+  // by another thread than the one that calls HDF5.
+  void append(const RowBlock& block, std::span<const std::byte> filtered);
   // Writes the buffered rows, flushes them, then records them as done.
   void flush();
   // Flushes, and writes the summary datasets of every complete cell that

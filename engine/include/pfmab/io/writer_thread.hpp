@@ -6,6 +6,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <exception>
+#include <memory>
 #include <thread>
 #include <vector>
 
@@ -29,6 +30,17 @@ namespace pfmab::io {
 // memory is freed by the thread that allocated it, and a fixed set of blocks
 // goes round between the sink and the writer: in a steady run, handing over
 // allocates nothing.
+//
+// Filtering a chunk (shuffle and deflate, io/chunk_filter.hpp) is most of a
+// write's work, and it needs no HDF5: a block that is a whole chunk (or a
+// cell's last rows from a chunk's start) is offered, when it is handed
+// over, to the run's own worker threads (a task enqueued in the caller's
+// task arena), and whichever comes first filters it, a worker or the
+// writer when it takes the block. The writer thus filters only what the
+// workers have not begun, so it does everything while it keeps up with the
+// run, and is left with HDF5's calls and the summaries once it falls
+// behind: a machine of many cores is no longer bound by one thread's
+// deflate (bench/README.md, "A writer that keeps up").
 class WriterThread {
  public:
   explicit WriterThread(ResultsWriter& writer);
@@ -53,12 +65,35 @@ class WriterThread {
   static constexpr std::size_t blocks = 5;  // 4 waiting and 1 filling: bounds the memory held
   static constexpr auto max_wait = std::chrono::milliseconds(250);
 
+  // A block of rows on its way to the writer, and its chunk as filtered.
+  // `state` is the block's generation (one per filling) and its filtering's
+  // stage: an offer made for an earlier filling of the block finds another
+  // generation and does nothing. Shared with the offers, which may outlive
+  // the writer (a task runs when a worker is free).
+  struct Handed : std::enable_shared_from_this<Handed> {
+    enum Stage : std::uint64_t { whole = 0, filtering = 1, filtered = 2, part = 3 };
+    RowBlock rows;
+    std::uint64_t chunk_rows = 0;
+    std::vector<std::byte> stored;  // the chunk through the filters, once filtered
+    std::atomic<std::uint64_t> state{part};
+    std::uint64_t generation() const { return state.load(std::memory_order_relaxed) >> 2; }
+    // Filters the block if it is a whole chunk of generation `generation`
+    // that nobody began to filter; returns whether it did.
+    bool filter_if_unclaimed(std::uint64_t generation);
+  };
+
   void hand_over();
+  // Whether a whole chunk being handed over is offered to the workers.
+  bool offer() const;
+  // The block's rows to the writer, filtered first unless that is done or
+  // being done.
+  void write(Handed& block);
 
   ResultsWriter& writer_;
-  std::array<RowBlock, blocks> pool_;
-  tbb::concurrent_bounded_queue<RowBlock*> free_, full_;  // nullptr in full_: the end
-  RowBlock* filling_ = nullptr;
+  std::array<std::shared_ptr<Handed>, blocks> pool_;
+  tbb::concurrent_bounded_queue<Handed*> free_, full_;  // nullptr in full_: the end
+  Handed* filling_ = nullptr;
+  std::uint64_t first_ = 0;            // row of filling_'s first row in its cell
   std::size_t limit_ = 0;              // rows that end filling_ on a chunk boundary
   std::vector<std::uint64_t> handed_;  // per cell: rows queued, from the writer's done()
   std::chrono::steady_clock::time_point started_;  // of filling_
