@@ -12,6 +12,8 @@
 //   aggregated  the same game, the five alphas of Fig. 1, T = 1e6, one draw
 //               per arm and phase: tens of microseconds a replication, so
 //               the one writer (rank 0's, or the process's) is a large share
+//   aggregated-no-output  the same without -o: what running on ranks costs,
+//               without the writer
 //   skewed      PF-UCB aggregated and local UCB per pull (T = 1e5): two cells
 //               several hundred times apart in cost per replication (tens of
 //               microseconds, about 9 ms), so blocks of equal size are not
@@ -57,13 +59,18 @@ struct Workload {
   std::vector<std::string> flags;  // pfmab run's, without -R
   std::uint64_t replications;      // per cell, at scale 1
   std::uint64_t cells;
+  bool writes = true;  // with -o, as a real run; without, what the ranks cost alone
 };
 
 const std::vector<Workload>& workloads() {
   static const std::string means = PFMAB_SHARED_DATA "/synthetic_4x9.csv";
   static const std::vector<Workload> all{
-      {"per-pull", {"--means", means, "--alpha", "0.5", "-T", "1e5", "--mode", "per-pull"}, 4000, 1},
+      {"per-pull",
+       {"--means", means, "--alpha", "0.5", "-T", "1e5", "--mode", "per-pull"},
+       4000,
+       1},
       {"aggregated", {"--means", means, "-T", "1e6"}, 20000, 5},
+      {"aggregated-no-output", {"--means", means, "-T", "1e6"}, 20000, 5, false},
       {"skewed",
        {"--means", means, "--alpha", "0.5", "-T", "1e5", "--algorithm", "pf-ucb,local-ucb"},
        1000,
@@ -122,7 +129,8 @@ void BM_Scaling(benchmark::State& state, const Workload& workload) {
     std::vector<std::string> args{"run"};
     args.insert(args.end(), workload.flags.begin(), workload.flags.end());
     args.insert(args.end(), {"-R", std::to_string(replications), "--seed", "1", "--threads",
-                             std::to_string(threads), "--quiet", "--json", "-o", output.string()});
+                             std::to_string(threads), "--quiet", "--json"});
+    if (workload.writes) args.insert(args.end(), {"-o", output.string()});
     return args;
   };
   std::vector<Launch> launches{{1, 1}, {1, 2}};

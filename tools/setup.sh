@@ -9,7 +9,7 @@ cd "$(dirname "$0")/.."
 packages=(
   build-essential cmake git
   libtbb-dev libpcg-cpp-dev libboost-dev libcli11-dev nlohmann-json3-dev libfmt-dev
-  libtomlplusplus-dev libhdf5-dev hdf5-tools libeigen3-dev libdeflate-dev pkg-config
+  libtomlplusplus-dev libhdf5-dev hdf5-tools libeigen3-dev libisal-dev zlib1g-dev pkg-config
   libopenmpi-dev openmpi-bin
   libgtest-dev libbenchmark-dev python3-h5py python3-numpy python3-matplotlib
   pybind11-dev python3-dev python3-pandas python3-xarray python3-tqdm python3-pytest

@@ -2,9 +2,10 @@
 
 #include <algorithm>
 #include <cassert>
-#include <memory>
+#include <cstdint>
 
-#include <libdeflate.h>
+#include <fmt/format.h>
+#include <isa-l/igzip_lib.h>
 
 #include "pfmab/util/error.hpp"
 
@@ -13,17 +14,6 @@
 
 namespace pfmab::io {
 namespace {
-
-struct FreeCompressor {
-  void operator()(libdeflate_compressor* c) const { libdeflate_free_compressor(c); }
-};
-
-libdeflate_compressor& thread_compressor() {
-  thread_local const std::unique_ptr<libdeflate_compressor, FreeCompressor> compressor(
-      libdeflate_alloc_compressor(static_cast<int>(h5::kDeflateLevel)));
-  if (!compressor) throw SystemError("cannot allocate a deflate compressor: out of memory");
-  return *compressor;
-}
 
 // As H5Z__filter_shuffle does it: the records' bytes grouped by their place
 // in the record; a chunk of one record, or bytes past the last whole record,
@@ -62,13 +52,27 @@ void filter_chunk(const RowBlock& block, std::size_t chunk_rows, std::vector<std
   layout.pack(block, 0, block.rows, records);
   records.resize(chunk_rows * layout.size());  // the whole chunk, zero past its rows
   shuffle(records, layout.size(), shuffled);
-  auto& compressor = thread_compressor();
-  stored.resize(libdeflate_zlib_compress_bound(&compressor, shuffled.size()));
-  const auto size = libdeflate_zlib_compress(&compressor, shuffled.data(), shuffled.size(),
-                                             stored.data(), stored.size());
-  // the bound is never exceeded (libdeflate.h)
-  if (size == 0) throw SystemError("deflate could not compress a chunk within its bound");
-  stored.resize(size);
+  // ISA-L's stateless deflate, whose level needs a work buffer of its own
+  thread_local std::vector<std::uint8_t> work(ISAL_DEF_LVL1_DEFAULT);
+  // room for a chunk that does not compress (stored blocks) and the header
+  stored.resize(shuffled.size() + shuffled.size() / 8 + ISAL_DEF_MAX_HDR_SIZE + 64);
+  isal_zstream stream;
+  isal_deflate_stateless_init(&stream);
+  stream.level = h5::kDeflateLevel;
+  stream.level_buf = work.data();
+  stream.level_buf_size = static_cast<std::uint32_t>(work.size());
+  stream.gzip_flag = IGZIP_ZLIB;  // a zlib stream, as HDF5's deflate filter stores
+  stream.end_of_stream = 1;
+  stream.flush = NO_FLUSH;
+  stream.next_in = reinterpret_cast<std::uint8_t*>(shuffled.data());
+  stream.avail_in = static_cast<std::uint32_t>(shuffled.size());
+  stream.next_out = reinterpret_cast<std::uint8_t*>(stored.data());
+  stream.avail_out = static_cast<std::uint32_t>(stored.size());
+  if (isal_deflate_stateless(&stream) != COMP_OK) {
+    throw SystemError(
+        fmt::format("deflate could not compress a chunk of {} bytes", shuffled.size()));
+  }
+  stored.resize(stream.total_out);
 }
 
 }  // namespace pfmab::io
