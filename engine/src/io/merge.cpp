@@ -175,6 +175,8 @@ void merge_shards(std::span<const std::filesystem::path> paths,
           writer.append(file.rows(c, first, count));
           first += count;
         }
+        // the first shard's time came with its file
+        if (const auto& used = file.cells()[c].used) writer.add_time_used(c, *used);
       }
     }
     writer.write_summaries();
