@@ -505,7 +505,8 @@ TEST_F(ResultsRoundTrip, AnOutputThatRecordsNoTimesIsReadAndContinuedWithThemUnk
   std::ostringstream table;
   io::print_table(table, reader.seed(), digest, reports);
   EXPECT_EQ(table.str().find("nan"), std::string::npos) << table.str();
-  const auto json = io::to_json(reader.seed(), digest, reports);
+  // as printed: NaN is null
+  const auto json = nlohmann::json::parse(io::to_json(reader.seed(), digest, reports).dump());
   EXPECT_TRUE(json["cells"][0]["cpu_seconds"].is_null()) << json;
   EXPECT_EQ(json["cells"][0]["timed_replications"], 0) << json;
   EXPECT_EQ(json["cells"][1]["timed_replications"], kReplications) << json;
