@@ -204,9 +204,23 @@ TEST(CliRun, TheReportSaysWhatEachCellTook) {
   table.pop_back();  // --json
   const auto printed = run_cli(table);
   ASSERT_EQ(printed.exit_code, 0) << printed.err;
-  for (const auto* label : {"cpu ms/rep", "wall ms/rep", "cpu s", "cpu, wall ms/rep: "}) {
+  for (const auto* label : {"cpu ms/rep", "wall ms/rep", "cpu s", "wall s", "cpu, wall ms/rep: "}) {
     EXPECT_NE(printed.out.find(label), std::string::npos) << label << "\n" << printed.out;
   }
+}
+
+// The file sums the times as the run's report does, row by row in order:
+// `summary` of it prints what `run -o` printed, times included.
+TEST(CliRun, AnOutputSaysWhatEachCellTookAsTheRunsReportSaid) {
+  TempDir dir("time-used");
+  const auto output = dir / "out.h5";
+  auto args = small_run("2");
+  args.insert(args.end(), {"-o", output.string()});
+  const auto run = run_cli(args);
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  const auto summary = run_cli({"summary", output.string(), "--json"});
+  ASSERT_EQ(summary.exit_code, 0) << summary.err;
+  EXPECT_EQ(summary.out, run.out);
 }
 
 // The Thompson sampling baselines draw from streams of their own besides

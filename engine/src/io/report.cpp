@@ -390,10 +390,10 @@ void print_table(std::ostream& out, std::uint64_t seed, const std::string& diges
   keys.print_constants(out);
   fmt::print(out,
              "{}{:>11} {:>12} {:>25} {:>10} {:>10} {:>7} {:>10} {:>11} {:>10} {:>22} {:>12} {:>10} "
-             "{:>11} {:>9}\n",
+             "{:>11} {:>9} {:>9}\n",
              keys.header(), "reps", "regret", "95% CI", "comm", "comm share", "phases",
              "identified", "Th.1 log T", "C* log T", "regret / C* log T", "upper Th.2",
-             "cpu ms/rep", "wall ms/rep", "cpu s");
+             "cpu ms/rep", "wall ms/rep", "cpu s", "wall s");
   for (std::size_t i = 0; i < cells.size(); ++i) {
     const auto& c = cells[i];
     // an interrupted run shows how far each cell got
@@ -408,18 +408,19 @@ void print_table(std::ostream& out, std::uint64_t seed, const std::string& diges
     fmt::print(
         out,
         "{}{:>11} {:>12} {:>25} {:>10} {:>10} {:>7} {:>10} {:>11} {:>10} {:>22} {:>12} "
-        "{:>10} {:>11} {:>9}\n",
+        "{:>10} {:>11} {:>9} {:>9}\n",
         keys.row(i), reps, fixed(c.regret.mean, 1), interval(c.regret.ci95_low, c.regret.ci95_high),
         fixed(c.comm_count_mean, 1), percent(c.comm_share()), fixed(c.phases_mean, 2),
         percent(c.identified), fixed(c.bounds.theorem1_lower(), 1),
         fixed(c.bounds.c_star_log_horizon(), 1), c_star_ratio(c), fixed(c.bounds.theorem2_upper, 1),
         fixed(1e3 * c.used.cpu_per_replication(), 3), fixed(1e3 * c.used.wall_per_replication(), 3),
-        fixed(total_seconds(c.used.cpu_seconds, c.used), 3));
+        fixed(total_seconds(c.used.cpu_seconds, c.used), 3),
+        fixed(total_seconds(c.used.wall_seconds, c.used), 3));
   }
   fmt::print(out,
              "comm share: the part of the regret that is communication, C x comm / regret.\n"
              "cpu, wall ms/rep: a replication's mean processor time (of the thread that ran it) "
-             "and elapsed time;\ncpu s: the cell's total processor seconds. They vary from run to "
+             "and elapsed time;\ncpu s, wall s: their totals over the cell. They vary from run to "
              "run and are in no digest.\n{}\n",
              constants_legend("Th.1 log T, C* log T: asymptotic constants times log T"));
   print_reasons(out, "C*", cells, &theory::Bounds::c_star_note);
