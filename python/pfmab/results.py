@@ -64,6 +64,17 @@ def cell_frame(report):
     return frame
 
 
+def _time_used(cell):
+    """A cell's time columns from Output.cells()'s record of it."""
+    timed = cell["timed_replications"] or 0
+    nan = float("nan")
+    cpu = cell["cpu_seconds"] if timed else nan
+    wall = cell["wall_seconds"] if timed else nan
+    return {"cpu_seconds": cpu, "wall_seconds": wall, "timed_replications": timed,
+            "cpu_seconds_per_replication": cpu / timed if timed else nan,
+            "wall_seconds_per_replication": wall / timed if timed else nan}
+
+
 class Plots:
     """The plot tool's figures of a Results (pfmab.plot): each returns a
     matplotlib Figure; options as the tool's flags (where="alpha=0.5",
@@ -161,13 +172,18 @@ class Results:
 
     @property
     def cells(self):
-        """A DataFrame, a row per cell: its keys, replications asked and done."""
+        """A DataFrame, a row per cell: its keys, replications asked and done,
+        and what computing them took (docs/outputs.md, time_used): the
+        total cpu_seconds and wall_seconds, the timed_replications they
+        cover, and their means per replication; NaN where the output
+        records no time (made before pfmab did) or none was measured."""
         import pandas as pd
 
         cells = self._output().cells()
         frame = pd.DataFrame([{**keys_of(json.loads(c["keys"])),
                                "replications_requested": c["requested"],
-                               "replications_done": c["done"]} for c in cells])
+                               "replications_done": c["done"],
+                               **_time_used(c)} for c in cells])
         frame.index.name = "cell"
         return frame
 

@@ -303,6 +303,16 @@ class Output {
       d["requested"] = cell.requested;
       d["expected"] = cell.expected();
       d["done"] = cell.done;
+      // None where the output records no time (made before pfmab did)
+      if (cell.used) {
+        d["cpu_seconds"] = cell.used->cpu_seconds;
+        d["wall_seconds"] = cell.used->wall_seconds;
+        d["timed_replications"] = cell.used->replications;
+      } else {
+        for (const auto* name : {"cpu_seconds", "wall_seconds", "timed_replications"}) {
+          d[name] = py::none();
+        }
+      }
       d["keys"] = keys_json(cell, names[c]).dump();
       out.append(d);
     }

@@ -13,6 +13,7 @@
 
 #include "run_cli.hpp"
 #include "temp_dir.hpp"
+#include "time_used.hpp"
 
 namespace pfmab::testing {
 namespace {
@@ -181,8 +182,45 @@ TEST(CliRun, DigestIsTheSameAtThreadCountsOneFourTwo) {
   const auto four = run_cli(small_run("4"));
   const auto two = run_cli(small_run("2"));
   ASSERT_EQ(one.exit_code, 0) << one.err;
-  EXPECT_EQ(one.out, four.out);
-  EXPECT_EQ(one.out, two.out);
+  EXPECT_EQ(without_time_used(one.out), without_time_used(four.out));
+  EXPECT_EQ(without_time_used(one.out), without_time_used(two.out));
+}
+
+// What each cell's replications took, in the report of a run without an
+// output: every replication measured, none in no time.
+TEST(CliRun, TheReportSaysWhatEachCellTook) {
+  const auto r = run_cli(small_run("2"));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  for (const auto& cell : nlohmann::json::parse(r.out)["cells"]) {
+    EXPECT_EQ(cell["timed_replications"], 16) << cell;
+    EXPECT_GT(cell["cpu_seconds"].get<double>(), 0.0) << cell;
+    EXPECT_GT(cell["wall_seconds"].get<double>(), 0.0) << cell;
+    EXPECT_DOUBLE_EQ(cell["cpu_seconds_per_replication"].get<double>(),
+                     cell["cpu_seconds"].get<double>() / 16);
+    EXPECT_DOUBLE_EQ(cell["wall_seconds_per_replication"].get<double>(),
+                     cell["wall_seconds"].get<double>() / 16);
+  }
+  auto table = small_run("2");
+  table.pop_back();  // --json
+  const auto printed = run_cli(table);
+  ASSERT_EQ(printed.exit_code, 0) << printed.err;
+  for (const auto* label : {"cpu ms/rep", "wall ms/rep", "cpu s", "wall s", "cpu, wall ms/rep: "}) {
+    EXPECT_NE(printed.out.find(label), std::string::npos) << label << "\n" << printed.out;
+  }
+}
+
+// The file sums the times as the run's report does, row by row in order:
+// `summary` of it prints what `run -o` printed, times included.
+TEST(CliRun, AnOutputSaysWhatEachCellTookAsTheRunsReportSaid) {
+  TempDir dir("time-used");
+  const auto output = dir / "out.h5";
+  auto args = small_run("2");
+  args.insert(args.end(), {"-o", output.string()});
+  const auto run = run_cli(args);
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  const auto summary = run_cli({"summary", output.string(), "--json"});
+  ASSERT_EQ(summary.exit_code, 0) << summary.err;
+  EXPECT_EQ(summary.out, run.out);
 }
 
 // The Thompson sampling baselines draw from streams of their own besides

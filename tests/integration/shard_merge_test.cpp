@@ -113,6 +113,19 @@ TEST_F(ShardMerge, ThreeShardsMergedAreTheSingleRun) {
     }
     // the summaries too, bit for bit (NaN never: both cells are complete)
     EXPECT_EQ(stored_summaries(merged, c), stored_summaries(*temp_ / "whole.h5", c));
+    // what the replications took: the shards', added in shard order
+    sim::TimeUsed used;
+    for (int i = 0; i < 3; ++i) {
+      const auto& shard = io::ResultsReader(part(i)).cells()[c];
+      ASSERT_TRUE(shard.used.has_value());
+      EXPECT_EQ(shard.used->replications, shard.done) << "shard " << i;
+      EXPECT_GT(shard.used->cpu_seconds, 0.0) << "shard " << i;
+      used += *shard.used;
+    }
+    ASSERT_TRUE(joined.cells()[c].used.has_value());
+    EXPECT_EQ(joined.cells()[c].used->replications, 600u);
+    EXPECT_EQ(joined.cells()[c].used->cpu_seconds, used.cpu_seconds);
+    EXPECT_EQ(joined.cells()[c].used->wall_seconds, used.wall_seconds);
   }
   // nothing left beside it
   EXPECT_EQ(std::distance(fs::directory_iterator(out.dir()), fs::directory_iterator()), 1);

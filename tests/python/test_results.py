@@ -151,6 +151,42 @@ def test_the_experiment_and_cells_are_the_stored_ones(output):
     assert "6 cells, 240 of 240 replications" in repr(results)
 
 
+def test_the_cells_say_what_their_replications_took(output):
+    cells = pfmab.open(output).cells
+    summary = pfmab.open(output).summary
+    with h5py.File(output, "r", swmr=True) as f:
+        stored = [f[f"cells/{c:04d}/time_used"][()] for c in range(len(cells))]
+    for c, (cpu, wall, timed) in enumerate(stored):
+        row = cells.loc[c]
+        assert timed == 40 and row.timed_replications == 40
+        assert row.cpu_seconds == cpu > 0 and row.wall_seconds == wall > 0
+        assert row.cpu_seconds_per_replication == cpu / 40
+        assert row.wall_seconds_per_replication == wall / 40
+        # the summary (`summary --json`'s) says the same
+        for column in ("cpu_seconds", "wall_seconds", "timed_replications",
+                       "cpu_seconds_per_replication", "wall_seconds_per_replication"):
+            assert summary.loc[c, column] == row[column], column
+
+
+def test_an_output_that_records_no_times_reads_them_as_nan(output, tmp_path):
+    # as an output made before pfmab recorded them: without the dataset
+    older = tmp_path / "older.h5"
+    older.write_bytes(output.read_bytes())
+    with h5py.File(older, "r+") as f:
+        del f["cells/0001/time_used"]
+    results = pfmab.open(older)
+    cells, summary = results.cells, results.summary
+    assert results.digest == pfmab.open(output).digest
+    assert cells.loc[1].timed_replications == 0
+    for column in ("cpu_seconds", "wall_seconds", "cpu_seconds_per_replication",
+                   "wall_seconds_per_replication"):
+        assert math.isnan(cells.loc[1, column]), column
+        assert pd.isna(summary.loc[1, column]), column
+        assert cells.loc[0, column] > 0, column
+    table = cli("summary", older).stdout
+    assert "nan" not in table and "n/a" in table
+
+
 def test_an_output_is_read_while_a_run_writes_it(tmp_path, small_toml):
     # a run that cannot end while the test reads (10^9 replications a cell,
     # days of work) but counts rows many times a second: read until the count

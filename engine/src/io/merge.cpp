@@ -175,6 +175,9 @@ void merge_shards(std::span<const std::filesystem::path> paths,
           writer.append(file.rows(c, first, count));
           first += count;
         }
+        // rows read back carry no time: the shard's total for the cell is
+        // added (the first shard's came with its file, the merge's start)
+        if (const auto& used = file.cells()[c].used) writer.add_time_used(c, *used);
       }
     }
     writer.write_summaries();

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
+#include <limits>
 #include <map>
 #include <optional>
 #include <set>
@@ -115,6 +116,7 @@ void CellAccumulator::add(const sim::ReplicationResult& result) {
   comm_ += static_cast<double>(result.series.comm_count.back());
   phases_ += static_cast<double>(result.phases);
   identified_ += result.identified() ? 1.0 : 0.0;
+  used_ += result.used;
 }
 
 CellReport CellAccumulator::report() const {
@@ -124,6 +126,7 @@ CellReport CellAccumulator::report() const {
   report.comm_count_mean = comm_ / n;
   report.phases_mean = phases_ / n;
   report.identified = identified_ / n;
+  report.used = used_;
   return report;
 }
 
@@ -147,6 +150,11 @@ nlohmann::json keys_json(const std::vector<CellKey>& shown) {
   auto keys = nlohmann::json::object();
   for (const auto& key : shown) keys[key.name] = key.value;
   return keys;
+}
+
+// A cell's total seconds, NaN (null in JSON) where nothing was measured.
+double total_seconds(double seconds, const sim::TimeUsed& used) {
+  return used.replications == 0 ? std::numeric_limits<double>::quiet_NaN() : seconds;
 }
 
 nlohmann::json varied_json(std::span<const CellReport> cells) {
@@ -187,6 +195,11 @@ nlohmann::json to_json(std::uint64_t seed, const std::string& digest,
         {"comm_share", c.comm_share()},
         {"phases", {{"mean", c.phases_mean}}},
         {"identified", c.identified},
+        {"cpu_seconds", total_seconds(c.used.cpu_seconds, c.used)},
+        {"wall_seconds", total_seconds(c.used.wall_seconds, c.used)},
+        {"timed_replications", c.used.replications},
+        {"cpu_seconds_per_replication", c.used.cpu_per_replication()},
+        {"wall_seconds_per_replication", c.used.wall_per_replication()},
         {"bounds", to_json(c.bounds)},
         {"regret_over_c_star_log_T",
          {{"mean", c.regret.mean / c.bounds.c_star_log_horizon()},
@@ -375,9 +388,12 @@ void print_table(std::ostream& out, std::uint64_t seed, const std::string& diges
                  std::span<const CellReport> cells) {
   const KeyColumns keys(cells);
   keys.print_constants(out);
-  fmt::print(out, "{}{:>11} {:>12} {:>25} {:>10} {:>10} {:>7} {:>10} {:>11} {:>10} {:>22} {:>12}\n",
+  fmt::print(out,
+             "{}{:>11} {:>12} {:>25} {:>10} {:>10} {:>7} {:>10} {:>11} {:>10} {:>22} {:>12} {:>10} "
+             "{:>11} {:>9} {:>9}\n",
              keys.header(), "reps", "regret", "95% CI", "comm", "comm share", "phases",
-             "identified", "Th.1 log T", "C* log T", "regret / C* log T", "upper Th.2");
+             "identified", "Th.1 log T", "C* log T", "regret / C* log T", "upper Th.2",
+             "cpu ms/rep", "wall ms/rep", "cpu s", "wall s");
   for (std::size_t i = 0; i < cells.size(); ++i) {
     const auto& c = cells[i];
     // an interrupted run shows how far each cell got
@@ -389,16 +405,23 @@ void print_table(std::ostream& out, std::uint64_t seed, const std::string& diges
       continue;
     }
     // every number through fixed(): a damaged output's NaN rows read n/a
-    fmt::print(out,
-               "{}{:>11} {:>12} {:>25} {:>10} {:>10} {:>7} {:>10} {:>11} {:>10} {:>22} {:>12}\n",
-               keys.row(i), reps, fixed(c.regret.mean, 1),
-               interval(c.regret.ci95_low, c.regret.ci95_high), fixed(c.comm_count_mean, 1),
-               percent(c.comm_share()), fixed(c.phases_mean, 2), percent(c.identified),
-               fixed(c.bounds.theorem1_lower(), 1), fixed(c.bounds.c_star_log_horizon(), 1),
-               c_star_ratio(c), fixed(c.bounds.theorem2_upper, 1));
+    fmt::print(
+        out,
+        "{}{:>11} {:>12} {:>25} {:>10} {:>10} {:>7} {:>10} {:>11} {:>10} {:>22} {:>12} "
+        "{:>10} {:>11} {:>9} {:>9}\n",
+        keys.row(i), reps, fixed(c.regret.mean, 1), interval(c.regret.ci95_low, c.regret.ci95_high),
+        fixed(c.comm_count_mean, 1), percent(c.comm_share()), fixed(c.phases_mean, 2),
+        percent(c.identified), fixed(c.bounds.theorem1_lower(), 1),
+        fixed(c.bounds.c_star_log_horizon(), 1), c_star_ratio(c), fixed(c.bounds.theorem2_upper, 1),
+        fixed(1e3 * c.used.cpu_per_replication(), 3), fixed(1e3 * c.used.wall_per_replication(), 3),
+        fixed(total_seconds(c.used.cpu_seconds, c.used), 3),
+        fixed(total_seconds(c.used.wall_seconds, c.used), 3));
   }
   fmt::print(out,
-             "comm share: the part of the regret that is communication, C x comm / regret.\n{}\n",
+             "comm share: the part of the regret that is communication, C x comm / regret.\n"
+             "cpu, wall ms/rep: a replication's mean processor time (of the thread that ran it) "
+             "and elapsed time;\ncpu s, wall s: their totals over the cell. They vary from run to "
+             "run and are in no digest.\n{}\n",
              constants_legend("Th.1 log T, C* log T: asymptotic constants times log T"));
   print_reasons(out, "C*", cells, &theory::Bounds::c_star_note);
   fmt::print(out, "seed {}  digest {}\n", seed, digest);

@@ -20,6 +20,7 @@
 #include "io/cell_summary.hpp"
 #include "io/chunk_filter.hpp"
 #include "io/row_records.hpp"
+#include "io/time_used_layout.hpp"
 
 namespace pfmab::io {
 namespace {
@@ -197,6 +198,7 @@ std::size_t create_cell(hid_t file, std::size_t index, const sim::Cell& cell,
   const auto& grid = cell.checkpoints();
   h5::write_dataset(group.get(), "checkpoints", grid, {grid.size()});
   h5::write_dataset(group.get(), "replications_done", std::vector<std::uint64_t>{0}, {1});
+  create_time_used(group.get());
   write_ranges(group.get(), std::span(&range, 1));
 
   // no chunk longer than the cell's rows will be: a chunk takes its whole

@@ -14,6 +14,7 @@
 #include "io/hdf5.hpp"
 #include "io/results_layout.hpp"
 #include "io/row_records.hpp"
+#include "io/time_used_layout.hpp"
 
 namespace pfmab::io {
 namespace {
@@ -132,6 +133,7 @@ ResultsReader::ResultsReader(const std::filesystem::path& path, const OptionName
       // before the rows' sizes: a writer adds rows, then counts them
       cell.done = read_done(group.get());
       cell.ranges = read_ranges(group.get());
+      cell.used = read_time_used(group.get());
       check(cell, group);
       cells_.push_back(std::move(cell));
     }
@@ -238,7 +240,9 @@ std::pair<std::vector<CellReport>, std::string> read_reports(const ResultsReader
         r.add_to(digest);
       }
     }
-    reports.push_back(accumulator.report());
+    auto report = accumulator.report();
+    report.used = stored.used.value_or(sim::TimeUsed{});  // rows read back carry no time
+    reports.push_back(std::move(report));
   }
   return {reports, digest.hex()};
 }

@@ -12,6 +12,7 @@
 #include "io/hdf5.hpp"
 #include "io/output_file.hpp"
 #include "io/results_layout.hpp"
+#include "io/time_used_layout.hpp"
 
 namespace pfmab::io {
 namespace {
@@ -118,6 +119,7 @@ class ResultsWriter::Impl {
   bool resumed() const { return resumed_; }
   void append(std::size_t cell, const sim::ReplicationResult& result);
   void append(const RowBlock& block, std::span<const std::byte> filtered);
+  void add_time_used(std::size_t cell, const sim::TimeUsed& used);
   void flush();
   void write_summaries();
 
@@ -155,6 +157,9 @@ class ResultsWriter::Impl {
   std::vector<std::uint64_t> committed_;  // rows recorded in replications_done
   std::vector<std::uint64_t> expected_;   // rows of a complete cell (its ranges' total)
   std::vector<bool> summarized_;          // summary datasets written by this writer
+  // per cell, what its rows written took, recorded with replications_done
+  // (none: the output does not record it)
+  std::vector<std::optional<sim::TimeUsed>> used_;
   bool summarize_ = true;                 // not a shard
   bool resumed_ = false;
   RowBlock pending_;  // rows of a chunk not yet complete, not yet written
@@ -274,6 +279,7 @@ void ResultsWriter::Impl::open(const std::filesystem::path& path, Readers reader
     written_.push_back(done);
     committed_.push_back(done);
     summarized_.push_back(false);
+    used_.push_back(read_time_used(group.get()));
     // rows past replications_done may be half-written
     if (!fresh) truncate_rows(group.get(), done);
   }
@@ -354,6 +360,11 @@ void ResultsWriter::Impl::write(const RowBlock& block, std::span<const std::byte
   }
   summary_of(c).add(block);
   if (written_[c] == committed_[c]) uncommitted_.push_back(c);
+  // row by row, as the run's report adds them: the file then says what the
+  // report of the run that wrote it said
+  if (auto& used = used_[c]) {
+    for (std::size_t r = 0; r < block.rows; ++r) *used += block.used_by(r);
+  }
   row_sets_->write(block, written_[c], written_[c] + block.rows == expected_[c], filtered);
   written_[c] += block.rows;
   if (written_[c] == expected_[c]) {
@@ -367,6 +378,14 @@ void ResultsWriter::Impl::write(const RowBlock& block, std::span<const std::byte
   if (rows_written_ >= kRowsAtMost || completed_.size() >= kCompletedAtMost ||
       std::chrono::steady_clock::now() - first_written_ >= kWaitAtMost) {
     commit();
+  }
+}
+
+void ResultsWriter::Impl::add_time_used(std::size_t cell, const sim::TimeUsed& used) {
+  if (!used_[cell]) return;
+  *used_[cell] += used;
+  if (std::find(uncommitted_.begin(), uncommitted_.end(), cell) == uncommitted_.end()) {
+    uncommitted_.push_back(cell);
   }
 }
 
@@ -384,6 +403,7 @@ void ResultsWriter::Impl::commit() {
   for (const auto c : std::exchange(uncommitted_, {})) {
     h5::Handle group(H5Gopen2(file_.get(), groups_[c].c_str(), H5P_DEFAULT));
     write_done(group.get(), written_[c]);
+    if (used_[c]) write_time_used(group.get(), *used_[c]);
     committed_[c] = written_[c];
   }
   for (const auto& [c, statistics] : std::exchange(completed_, {})) {
@@ -466,6 +486,9 @@ void ResultsWriter::append(std::size_t cell, const sim::ReplicationResult& resul
 void ResultsWriter::append(const RowBlock& block) { impl_->append(block, {}); }
 void ResultsWriter::append(const RowBlock& block, std::span<const std::byte> filtered) {
   impl_->append(block, filtered);
+}
+void ResultsWriter::add_time_used(std::size_t cell, const sim::TimeUsed& used) {
+  impl_->add_time_used(cell, used);
 }
 void ResultsWriter::flush() { impl_->flush(); }
 void ResultsWriter::write_summaries() { impl_->write_summaries(); }

@@ -16,6 +16,7 @@ void RowBlock::reset(std::size_t cell_index, std::size_t checkpoint_count,
   clients = client_count;
   rows = 0;
   sim::for_each_column(values, [](const auto&, auto& column_values) { column_values.clear(); });
+  used.clear();
 }
 
 void RowBlock::append(const sim::ReplicationResult& result) {
@@ -24,6 +25,7 @@ void RowBlock::append(const sim::ReplicationResult& result) {
     assert(from.size() == width(column));
     to.insert(to.end(), from.begin(), from.end());
   });
+  used.push_back(result.used);
   ++rows;
 }
 
@@ -35,6 +37,9 @@ void RowBlock::append(const RowBlock& other) {
      ...);
   }
   (std::make_index_sequence<sim::kColumnCount>{});
+  // rows without a time (read from a file) keep their place as unmeasured
+  used.resize(rows, sim::TimeUsed{});
+  for (std::size_t r = 0; r < other.rows; ++r) used.push_back(other.used_by(r));
   rows += other.rows;
 }
 
@@ -43,6 +48,7 @@ sim::ReplicationResult RowBlock::result(std::size_t row) const {
   for_each_column([&](const auto& column, const auto& from) {
     column.assign(out, row_of(std::span(from), width(column), row));
   });
+  out.used = used_by(row);
   return out;
 }
 
@@ -58,6 +64,9 @@ void RowBlock::write_bytes(std::vector<char>& bytes) const {
     put(&size, sizeof size);
     put(column_values.data(), size * sizeof column_values[0]);
   });
+  const std::uint64_t timed = used.size();
+  put(&timed, sizeof timed);
+  put(used.data(), timed * sizeof used[0]);
 }
 
 RowBlock RowBlock::read_bytes(std::span<const char> bytes) {
@@ -78,6 +87,11 @@ RowBlock RowBlock::read_bytes(std::span<const char> bytes) {
     column_values.resize(size);
     take(column_values.data(), size * sizeof column_values[0]);
   });
+  std::uint64_t timed = 0;
+  take(&timed, sizeof timed);
+  if (timed > block.rows) throw std::runtime_error("a block's times outnumber its rows");
+  block.used.resize(timed);
+  take(block.used.data(), timed * sizeof block.used[0]);
   if (!bytes.empty()) throw std::runtime_error("bytes left after a block");
   return block;
 }

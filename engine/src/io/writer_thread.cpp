@@ -3,7 +3,8 @@
 #include <oneapi/tbb/info.h>
 #include <oneapi/tbb/task_arena.h>
 #include <pthread.h>
-#include <time.h>
+
+#include "pfmab/sim/time_used.hpp"
 
 #include "io/chunk_filter.hpp"
 #include "io/hdf5.hpp"
@@ -18,6 +19,7 @@ WriterThread::WriterThread(ResultsWriter& writer) : writer_(writer) {
   }
   thread_ = std::thread([this] {
     pthread_setname_np(pthread_self(), "pfmab-writer");  // as top -H and perf show it
+    const sim::Stopwatch used;
     h5::silence_errors();  // HDF5 keeps it per thread
     for (Handed* block = nullptr;;) {
       full_.pop(block);
@@ -33,9 +35,7 @@ WriterThread::WriterThread(ResultsWriter& writer) : writer_(writer) {
       }
       free_.push(block);
     }
-    timespec used{};
-    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &used);
-    cpu_seconds_ = static_cast<double>(used.tv_sec) + 1e-9 * static_cast<double>(used.tv_nsec);
+    cpu_seconds_ = used.elapsed().cpu_seconds;
   });
 }
 

@@ -104,8 +104,11 @@ void run_blocks(std::span<const Cell> cells, const RunOptions& options, const Bl
                 tbb::filter_mode::parallel,
                 [&](Job job) {
                   try {
-                    return Finished{job, run_replication(cells[job.cell], options.seed,
-                                                         job.replication, stop)};
+                    const Stopwatch watch;
+                    auto result =
+                        run_replication(cells[job.cell], options.seed, job.replication, stop);
+                    result.used = watch.elapsed();
+                    return Finished{job, std::move(result)};
                   } catch (const Interrupted&) {
                     return Finished{job, std::nullopt};
                   }

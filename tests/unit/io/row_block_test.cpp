@@ -1,7 +1,6 @@
 // A row block sent to another process (an MPI rank's rows to rank 0) comes
-// back field for field; bytes that are not exactly one block are refused. A
-// block appended to another (the part of a chunk the writer keeps) follows
-// its rows.
+// back field for field, with the time each row took; bytes that are not exactly one block are
+// refused. A block appended to another (the part of a chunk the writer keeps) follows its rows.
 #include "pfmab/io/row_block.hpp"
 
 #include <stdexcept>
@@ -44,6 +43,12 @@ TEST_F(RowBlockBytes, RoundTripGivesEveryFieldOfEveryRow) {
   ASSERT_EQ(back.rows, results.size());
   for (std::size_t r = 0; r < results.size(); ++r) {
     testing::expect_same_result(back.result(r), results[r], "row " + std::to_string(r));
+    // the time is no column: compared here, not by expect_same_result
+    const auto used = back.result(r).used;
+    EXPECT_EQ(used.replications, 1u);
+    EXPECT_GT(used.wall_seconds, 0.0);
+    EXPECT_EQ(used.cpu_seconds, results[r].used.cpu_seconds);
+    EXPECT_EQ(used.wall_seconds, results[r].used.wall_seconds);
   }
 }
 
@@ -67,6 +72,21 @@ TEST_F(RowBlockBytes, ABlockAppendedToAnotherFollowsItsRows) {
   first.append(second);
   ASSERT_EQ(first.rows, results.size());
   EXPECT_EQ(first.values, block.values);
+  for (std::size_t r = 0; r < results.size(); ++r) {
+    EXPECT_EQ(first.result(r).used.wall_seconds, results[r].used.wall_seconds) << r;
+  }
+}
+
+TEST_F(RowBlockBytes, RowsWithoutATimeKeepTheirPlaceAsUnmeasured) {
+  // rows read back from a file carry no time; rows appended after them keep theirs
+  RowBlock read = block;
+  read.used.clear();
+  read.append(block);
+  ASSERT_EQ(read.rows, 2 * results.size());
+  for (std::size_t r = 0; r < results.size(); ++r) {
+    EXPECT_EQ(read.result(r).used.replications, 0u) << r;
+    EXPECT_EQ(read.result(results.size() + r).used.wall_seconds, results[r].used.wall_seconds);
+  }
 }
 
 }  // namespace

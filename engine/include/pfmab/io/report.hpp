@@ -11,6 +11,7 @@
 #include "pfmab/io/parameters.hpp"
 #include "pfmab/sim/cell.hpp"
 #include "pfmab/sim/replication.hpp"
+#include "pfmab/sim/time_used.hpp"
 #include "pfmab/stats/streaming.hpp"
 #include "pfmab/stats/summary.hpp"
 #include "pfmab/theory/bounds.hpp"
@@ -49,6 +50,9 @@ struct CellReport {
   double comm_count_mean = 0.0;
   double phases_mean = 0.0;
   double identified = 0.0;  // fraction of replications
+  // What computing the replications took: it varies from run to run, so it
+  // is in no digest (nothing measured: replications 0).
+  sim::TimeUsed used;
 
   // The share of the mean regret that is communication: C times the mean
   // exchanges over the mean regret (which counts C per exchange,
@@ -93,6 +97,7 @@ class CellAccumulator {
   CellReport report_;
   stats::RunningMoments final_regret_{1};  // memory independent of the replications
   double comm_ = 0.0, phases_ = 0.0, identified_ = 0.0;
+  sim::TimeUsed used_;
 };
 
 // The JSON form of a cell's bounds (NaN, where a bound does not apply, is null).

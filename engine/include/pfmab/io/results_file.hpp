@@ -3,6 +3,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <utility>
@@ -17,6 +18,7 @@
 #include "pfmab/sim/cell.hpp"
 #include "pfmab/sim/replication.hpp"
 #include "pfmab/sim/shard.hpp"
+#include "pfmab/sim/time_used.hpp"
 #include "pfmab/theory/bounds.hpp"
 #include "pfmab/util/error.hpp"
 #include "pfmab/util/stop_token.hpp"
@@ -128,9 +130,14 @@ class ResultsWriter {
   // The same, for a block of the rows of a chunk from its start that
   // complete it (completes_chunk), with those rows through the dataset's
   // filters (io/chunk_filter.hpp), made by the caller: the writer stores
-  // `filtered` as it is. So filtering, most of a write's work, can be done
-  // by another thread than the one that calls HDF5.
+  // `filtered` as it is. So filtering can be done by another thread than
+  // the one that calls HDF5.
   void append(const RowBlock& block, std::span<const std::byte> filtered);
+  // Adds `used` to what the rows of `cell` took, recorded at the next
+  // commit: for rows appended from a file (a shard's, in a merge), which
+  // records a cell's total, not each row's. Nothing if the output records
+  // no time (made before pfmab did).
+  void add_time_used(std::size_t cell, const sim::TimeUsed& used);
   // Writes the buffered rows, flushes them, then records them as done.
   void flush();
   // Flushes, and writes the summary datasets of every complete cell that
@@ -155,6 +162,9 @@ struct StoredCell {
   std::uint64_t requested = 0;                // the replications the experiment asks of it
   std::vector<sim::ReplicationRange> ranges;  // the replications its rows are, in order
   std::uint64_t done = 0;                     // complete rows
+  // What computing its rows took (docs/outputs.md, time_used); none in an
+  // output made before pfmab recorded it.
+  std::optional<sim::TimeUsed> used;
 
   std::uint64_t expected() const { return sim::total(ranges); }  // rows when complete
 };

@@ -21,6 +21,10 @@ struct RowBlock {
   std::size_t clients = 0;
   std::size_t rows = 0;
   sim::ColumnVectors values;  // per column, in table order: [rows, width]
+  // Per row, the time it took (ReplicationResult::used), for rows computed
+  // in this process or sent by another; none for rows read back from a
+  // file, which keeps a cell's total only. Not in the rows' records.
+  std::vector<sim::TimeUsed> used;
 
   // Empties the block for rows of `cell`.
   void reset(std::size_t cell_index, std::size_t checkpoint_count, std::size_t client_count);
@@ -28,6 +32,10 @@ struct RowBlock {
   // Appends the rows of `other`, a block of the same cell.
   void append(const RowBlock& other);
   sim::ReplicationResult result(std::size_t row) const;
+  // The time of row `row`, nothing measured if the block has none.
+  sim::TimeUsed used_by(std::size_t row) const {
+    return row < used.size() ? used[row] : sim::TimeUsed{};
+  }
 
   // Calls visit(column, values) for every column and its values.
   template <class Visit>

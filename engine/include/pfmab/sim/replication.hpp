@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "pfmab/sim/cell.hpp"
+#include "pfmab/sim/time_used.hpp"
 #include "pfmab/sim/trajectory.hpp"
 #include "pfmab/util/digest.hpp"
 #include "pfmab/util/stop_token.hpp"
@@ -19,6 +20,9 @@ struct ReplicationResult {
   std::vector<std::int32_t> fixed_arm;      // O_m per client, -1 if never fixed
   std::vector<std::uint8_t> fixed_optimal;  // 1 if O_m is mixed-optimal
   std::int64_t fixation_slot = -1;          // slot count when the last client fixed; -1 if never
+  // What computing it took (the runner measures it): no column, not in
+  // add_to, so results compare and digest the same on any machine.
+  TimeUsed used;
 
   // Every client fixed a mixed-optimal arm within the horizon.
   bool identified() const;
