@@ -121,7 +121,8 @@ void WriterThread::hand_over() {
 }
 
 bool WriterThread::offer() const {
-  // A sink outside any task arena, as in a test, has no workers to offer to.
+  // A sink outside any task arena (rank 0's coordinator in an MPI run, a
+  // test) has no workers to offer to.
   if (tbb::this_task_arena::current_thread_index() == tbb::task_arena::not_initialized) {
     return false;
   }

@@ -129,7 +129,7 @@ class ResultsWriter {
   void append(const RowBlock& block);
   // The same, for a block of the rows of a chunk from its start that
   // complete it (completes_chunk), with those rows through the dataset's
-  // filters (io/chunk_filter.hpp), made by the caller: the writer stores
+  // filters (engine/src/io/chunk_filter.hpp), made by the caller: the writer stores
   // `filtered` as it is. So filtering can be done by another thread than
   // the one that calls HDF5.
   void append(const RowBlock& block, std::span<const std::byte> filtered);

@@ -31,16 +31,15 @@ namespace pfmab::io {
 // goes round between the sink and the writer: in a steady run, handing over
 // allocates nothing.
 //
-// Filtering a chunk (shuffle and deflate, io/chunk_filter.hpp) is most of a
-// write's work, and it needs no HDF5: a block that is a whole chunk (or a
-// cell's last rows from a chunk's start) is offered, when it is handed
-// over, to the run's own worker threads (a task enqueued in the caller's
-// task arena), and whichever comes first filters it, a worker or the
-// writer when it takes the block. The writer thus filters only what the
-// workers have not begun, so it does everything while it keeps up with the
-// run, and is left with HDF5's calls and the summaries once it falls
-// behind: a machine of many cores is no longer bound by one thread's
-// deflate (bench/README.md, "A writer that keeps up").
+// Filtering a chunk (shuffle and deflate, engine/src/io/chunk_filter.hpp)
+// needs no HDF5: a block that is a whole chunk (or a cell's last rows from
+// a chunk's start) is offered, when it is handed over, to the run's own
+// worker threads (a task enqueued in the caller's task arena), and
+// whichever comes first filters it, a worker or the writer when it takes
+// the block. The writer thus filters only what the workers have not begun,
+// so it does everything while it keeps up with the run, and is left with
+// HDF5's calls and the summaries once it falls behind (bench/README.md, "A
+// writer that keeps up").
 class WriterThread {
  public:
   explicit WriterThread(ResultsWriter& writer);
