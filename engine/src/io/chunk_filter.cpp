@@ -53,6 +53,7 @@ void filter_chunk(const RowBlock& block, std::size_t chunk_rows, std::vector<std
   records.resize(chunk_rows * layout.size());  // the whole chunk, zero past its rows
   shuffle(records, layout.size(), shuffled);
   // ISA-L's stateless deflate, whose level needs a work buffer of its own
+  static_assert(h5::kDeflateLevel == 1, "the work buffer is level 1's");
   thread_local std::vector<std::uint8_t> work(ISAL_DEF_LVL1_DEFAULT);
   // room for a chunk that does not compress (stored blocks) and the header
   stored.resize(shuffled.size() + shuffled.size() / 8 + ISAL_DEF_MAX_HDR_SIZE + 64);
