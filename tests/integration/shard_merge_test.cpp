@@ -116,7 +116,8 @@ TEST_F(ShardMerge, ThreeShardsMergedAreTheSingleRun) {
     // what the replications took: the shards', added in shard order
     sim::TimeUsed used;
     for (int i = 0; i < 3; ++i) {
-      const auto& shard = io::ResultsReader(part(i)).cells()[c];
+      const io::ResultsReader reader(part(i));  // kept: `shard` is its
+      const auto& shard = reader.cells()[c];
       ASSERT_TRUE(shard.used.has_value());
       EXPECT_EQ(shard.used->replications, shard.done) << "shard " << i;
       EXPECT_GT(shard.used->cpu_seconds, 0.0) << "shard " << i;
