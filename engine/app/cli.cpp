@@ -35,7 +35,7 @@ std::string help_of(const io::Parameter& parameter) {
     }
     help += ", or module:Class, a pfmab.Algorithm written in Python (docs/python.md)";
   }
-  if (parameter.sweeps && parameter.type != io::ValueType::means) help += " (a comma list sweeps)";
+  if (parameter.sweeps) help += " (a comma list sweeps)";
   if (!parameter.fallback.empty()) help += fmt::format(" [{}]", parameter.fallback);
   return help;
 }
@@ -50,12 +50,16 @@ void add_experiment_flags(CLI::App& app, ExperimentFlags& f) {
     f.given.push_back({&parameter, option, false});
     if (parameter.type == io::ValueType::means) {
       const auto inline_name = names + "-inline";
-      auto* inline_option = app.add_option(inline_name, f.texts[inline_name],
-                                           "local means inline: rows ';'-separated, values ','");
+      auto* inline_option = app.add_option(
+          inline_name, f.texts[inline_name],
+          "local means inline: rows ';'-separated, values ',' (games '|'-separated sweep)");
       option->excludes(inline_option);
       f.given.push_back({&parameter, inline_option, true});
     }
   }
+  app.add_flag("--skip-refused", f.skip_refused,
+               "run the cells of the sweep that are not refused (an algorithm that refuses a "
+               "reward family, ...) and record those that are (skip_refused = true in the file)");
 }
 
 io::Experiment load(const ExperimentFlags& f) {
@@ -66,14 +70,18 @@ io::Experiment load(const ExperimentFlags& f) {
                                        given.option->as<std::string>(), given.inline_means));
   }
   return io::load_experiment(
-      f.file.empty() ? std::nullopt : std::optional<std::filesystem::path>(f.file), overrides);
+      f.file.empty() ? std::nullopt : std::optional<std::filesystem::path>(f.file), overrides,
+      f.skip_refused);
 }
 
 void print(bool json, const run::Report& report) {
   if (json) {
-    std::cout << io::to_json(report.seed, report.digest, report.cells).dump() << '\n';
+    auto out = io::to_json(report.seed, report.digest, report.cells);
+    io::add_refused(out, report.refused);
+    std::cout << out.dump() << '\n';
   } else {
     io::print_table(std::cout, report.seed, report.digest, report.cells);
+    std::cout << io::refused_lines(report.refused);
   }
 }
 
@@ -152,7 +160,7 @@ int bounds_command(const ExperimentFlags& f, bool json) {
 int summary_command(const std::string& path, bool json) {
   const io::ResultsReader file(path);
   auto [reports, digest] = io::read_reports(file);
-  print(json, {file.seed(), std::move(digest), std::move(reports)});
+  print(json, {file.seed(), std::move(digest), std::move(reports), file.refused()});
   return 0;
 }
 

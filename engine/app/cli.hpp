@@ -26,6 +26,7 @@ struct ExperimentFlags {
   };
   std::vector<Given> given;
   std::map<std::string, std::string> texts;  // by flag: CLI11 writes into them
+  bool skip_refused = false;                 // --skip-refused
 };
 
 struct RunFlags {

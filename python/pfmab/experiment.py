@@ -47,12 +47,16 @@ def _override(keyword, value, aliases):
     if hasattr(value, "tolist"):
         value = value.tolist()
     if key == "instance.means" and isinstance(value, (list, tuple)):
-        if not all(isinstance(row, (list, tuple)) for row in value):
-            raise TypeError(f"{label}{value!r}: the means are one CSV path or one matrix (a list "
-                            "of rows); instances sweep in the experiment (instance.means = "
-                            "[\"a.csv\", \"b.csv\"])")
-        rows = ";".join(",".join(_text(label, v) for v in row) for row in value)  # inline means
-        return engine().Override(key, label, rows, True)
+        def matrix(rows):  # inline, as --means-inline takes it
+            return ";".join(",".join(_text(label, v) for v in row) for row in rows)
+        if all(isinstance(row, (list, tuple)) for row in value):
+            if value and all(isinstance(row, (list, tuple)) for r in value for row in r):
+                return engine().Override(key, label, "|".join(matrix(m) for m in value), True)
+            return engine().Override(key, label, matrix(value), True)
+        if all(isinstance(path, (str, os.PathLike)) for path in value):
+            return engine().Override(key, label, ",".join(_text(label, p) for p in value), False)
+        raise TypeError(f"{label}{value!r}: the means are a CSV path, a matrix (a list of rows), "
+                        "or a list of either")
     if isinstance(value, (list, tuple)):
         return engine().Override(key, label, ",".join(_text(label, v) for v in value), False)
     return engine().Override(key, label, _text(label, value), False)
@@ -78,17 +82,20 @@ def load(experiment, overrides):
     given as a pfmab.Algorithm class is registered first, so that its
     options are keys of this experiment."""
     overrides = {keyword: registered(value) for keyword, value in overrides.items()}
+    skip = overrides.pop("skip_refused", False)
+    if not isinstance(skip, bool):
+        raise TypeError(f"skip_refused={skip!r}: True or False")
     aliases = _aliases() if overrides else {}
     given = [_override(k, v, aliases) for k, v in overrides.items()]
     if isinstance(experiment, dict):
         table = experiment.get("algorithm")
         if isinstance(table, dict) and "name" in table:  # {"algorithm": {"name": TheClass}}
             experiment = {**experiment, "algorithm": {**table, "name": registered(table["name"])}}
-        return engine().load_text(_toml.dumps(experiment), "<dict>", os.getcwd(), given)
+        return engine().load_text(_toml.dumps(experiment), "<dict>", os.getcwd(), given, skip)
     if isinstance(experiment, str) and _is_text(experiment):
-        return engine().load_text(experiment, "<text>", os.getcwd(), given)
+        return engine().load_text(experiment, "<text>", os.getcwd(), given, skip)
     if isinstance(experiment, (str, os.PathLike)):
-        return engine().load_file(_arguments.path("experiment", experiment), given)
+        return engine().load_file(_arguments.path("experiment", experiment), given, skip)
     if experiment is None:
         if not overrides:
             raise ExperimentError("no experiment given (a path, a TOML text, a dict or keywords)")
@@ -96,7 +103,7 @@ def load(experiment, overrides):
             # the engine's message would name the command line's flags
             raise ExperimentError("no instance given (give means=, a CSV path or a matrix of "
                                   "local means, or an experiment)")
-        return engine().load_file(None, given)
+        return engine().load_file(None, given, skip)
     raise TypeError(f"an experiment is a path, a TOML text or a dict, not "
                     f"{type(experiment).__name__}")
 

@@ -171,6 +171,14 @@ class Results:
         return cell_frame(self._report_object())
 
     @property
+    def refused(self):
+        """The cells of the sweep that were refused and skipped
+        (skip_refused): a list of dicts, each with the cell's keys ("cell"),
+        the keys that tell it apart ("name") and why it was refused ("why");
+        empty for a sweep that refused none."""
+        return self._report_object().get("refused", [])
+
+    @property
     def cells(self):
         """A DataFrame, a row per cell: its keys, replications asked and done,
         and what computing them took (docs/outputs.md, time_used): the

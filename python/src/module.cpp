@@ -91,16 +91,16 @@ std::vector<io::FlagValues> flag_values(const std::vector<Override>& overrides) 
 
 // None: the overrides alone, as a command line without an experiment file.
 io::Experiment load_file(const std::optional<std::filesystem::path>& path,
-                         const std::vector<Override>& overrides) {
+                         const std::vector<Override>& overrides, bool skip_refused) {
   return raising(experiment_error,
-                 [&] { return io::load_experiment(path, flag_values(overrides)); });
+                 [&] { return io::load_experiment(path, flag_values(overrides), skip_refused); });
 }
 
 io::Experiment load_text(const std::string& text, const std::string& name,
                          const std::filesystem::path& directory,
-                         const std::vector<Override>& overrides) {
+                         const std::vector<Override>& overrides, bool skip_refused) {
   return raising(experiment_error, [&] {
-    return io::load_experiment_text(text, name, directory, flag_values(overrides));
+    return io::load_experiment_text(text, name, directory, flag_values(overrides), skip_refused);
   });
 }
 
@@ -255,7 +255,9 @@ std::string run_experiment(const io::Experiment& experiment, const std::filesyst
     throw py::error_already_set();
   }
   const auto& report = *outcome.report;
-  return io::to_json(report.seed, report.digest, report.cells).dump();
+  auto out = io::to_json(report.seed, report.digest, report.cells);
+  io::add_refused(out, report.refused);
+  return out.dump();
 }
 
 // A stored cell's keys, as a report's "keys" give them (null: no effect),
@@ -341,7 +343,9 @@ class Output {
   std::string summary_json() const {
     return raising(output_error, [&] {
       auto [reports, digest] = io::read_reports(reader_);
-      return io::to_json(reader_.seed(), digest, reports).dump();
+      auto out = io::to_json(reader_.seed(), digest, reports);
+      io::add_refused(out, reader_.refused());
+      return out.dump();
     });
   }
 
@@ -426,9 +430,10 @@ PYBIND11_MODULE(_pfmab, m) {
                              [](const io::Experiment& e) { return e.canonical.dump(); })
       .def_property_readonly("bounds_json", &bounds_json);
 
-  m.def("load_file", &load_file, py::arg("path"), py::arg("overrides"));
+  m.def("load_file", &load_file, py::arg("path"), py::arg("overrides"),
+        py::arg("skip_refused") = false);
   m.def("load_text", &load_text, py::arg("text"), py::arg("name"), py::arg("directory"),
-        py::arg("overrides"));
+        py::arg("overrides"), py::arg("skip_refused") = false);
   m.def("run", &run_experiment, py::arg("experiment"), py::arg("output"), py::arg("threads"),
         py::arg("shard"), py::arg("overwrite"), py::arg("stderr_progress"), py::arg("progress"));
 

@@ -26,7 +26,8 @@ std::string repeated(const std::string& part, std::size_t n, const std::string& 
 }
 
 const std::string top_keys =
-    "name, description, instance, algorithm, alpha, horizon, comm_cost, participation, seed, "
+    "name, description, skip_refused, instance, algorithm, alpha, horizon, comm_cost, "
+    "participation, seed, "
     "replications, mode, checkpoints, zip, sweep";
 
 }  // namespace
@@ -461,19 +462,19 @@ std::vector<BadExperiment> bad_experiments() {
        {"is missing"}},
 
       // --- a cell-level error: each value is fine, their combination is not. The
-      // message names the file and the cell (its alpha, horizon and schedule), not a
-      // line or key.
+      // message names the file and the cell (its algorithm, alpha, horizon and
+      // schedule: no key varies), not a line or key.
       {"horizon_one_with_doubling_log",
        {"horizon = 1", "replications = 1", "alpha = 0.5", "[instance]",
         "means = [[0.1, 0.2], [0.3, 0.4]]"},
        0,
        "",
-       {"cell 0", "horizon 1", "doubling-log", "at least 2"}},
+       {"its cell is refused", "horizon 1", "doubling-log", "at least 2"}},
       {"participation_clients_above_clients",
        small({"[participation]", "clients = 3"}),
        0,
        "",
-       {"cell 0", "pf-ucb", "3 participating clients", "from 1 to M = 2"}},
+       {"its cell is refused", "pf-ucb", "3 participating clients", "from 1 to M = 2"}},
       {"participation_with_a_baseline",
        small({"[algorithm]", "name = \"centralized-ucb\"", "[participation]", "clients = 1"}),
        0,
@@ -512,6 +513,33 @@ std::vector<BadExperiment> bad_experiments() {
        "instance.means",
        {"means file", "sub' is a directory, not a regular file"},
        {{"sub/x.csv", "0.1,0.2\n"}}},
+
+      // --- issue 38: sweeps with refused combinations --------------------------
+      // every refused cell named by what varies, how to run the others
+      {"a_sweep_with_a_refused_cell",
+       small({"rewards = [\"bernoulli\", \"exponential\"]", "[algorithm]", "name = \"pf-alloc\""}),
+       0,
+       "",
+       {"1 of 2 cells is refused", "(rewards exponential) pf-alloc",
+        "set skip_refused = true (--skip-refused)"}},
+      {"a_sweep_whose_every_cell_is_refused_even_skipped",
+       {"skip_refused = true", "horizon = 50", "replications = 1", "alpha = 0.5", "[instance]",
+        "means = [[0.1, 0.2], [0.3, 0.4]]", "rewards = [\"exponential\", \"student-t\"]",
+        "[algorithm]", "name = \"pf-alloc\""},
+       0,
+       "",
+       {"all 2 cells are refused", "(rewards exponential) pf-alloc", "(rewards student-t)"}},
+      {"skip_refused_not_a_boolean",
+       {"skip_refused = 1", "horizon = 50", "replications = 1", "alpha = 0.5", "[instance]",
+        "means = [[0.1, 0.2], [0.3, 0.4]]"},
+       1,
+       "skip_refused",
+       {"expected true or false, got an integer"}},
+      {"skip_refused_in_a_sweep_block",
+       small({"[[sweep]]", "skip_refused = true"}),
+       7,
+       "sweep.skip_refused",
+       {"unknown key"}},
   };
 }
 

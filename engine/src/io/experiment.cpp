@@ -5,6 +5,7 @@
 #include <map>
 #include <memory>
 #include <set>
+#include <span>
 #include <sstream>
 #include <tuple>
 #include <utility>
@@ -160,19 +161,91 @@ class CellBuilder {
       instances_;
 };
 
-// How a cell is named in a message about it: with its schedule if its
-// algorithm has one.
-std::string describe(std::size_t index, const CellValues& values) {
-  const auto& algorithm = values.word("algorithm.name");
-  auto named = fmt::format("cell {} ({}, alpha {}, horizon {}", index, algorithm,
-                           values.real("alpha"), values.whole("horizon"));
-  if (algorithms::owner_of("algorithm.schedule") == algorithms::find_algorithm(algorithm).options) {
-    named += fmt::format(", schedule {}", values.word("algorithm.schedule"));
+// A value as a message shows it: a word as it is written.
+std::string shown(const Value& value);
+
+// The cells refused in a sweep of `made` and `refused` (each with why), each
+// named by the keys whose values tell the sweep's cells apart, the means by
+// their name; by its algorithm, alpha, horizon and schedule where no key
+// does.
+// A cell of the sweep refused, and why: `placed`, the message names the
+// file and key it comes from (the means' errors).
+struct Refusal {
+  CellValues values;
+  std::string why;
+  bool placed = false;
+};
+
+std::vector<RefusedCell> name_refused(std::span<const CellValues> made,
+                                      const std::vector<Refusal>& refused) {
+  std::vector<const CellValues*> all;
+  for (const auto& cell : made) all.push_back(&cell);
+  for (const auto& cell : refused) all.push_back(&cell.values);
+  std::vector<std::size_t> varied;
+  for (std::size_t k = 0; k < parameters().size(); ++k) {
+    if (!parameters()[k].of_cell) continue;
+    std::set<std::string> seen;
+    for (const auto* cell : all) {
+      if (k < cell->size() && cell->has(parameters()[k].key)) {
+        seen.insert(parameters()[k].type == ValueType::means ? cell->means().name
+                                                             : shown(cell->all()[k]));
+      }
+    }
+    if (seen.size() > 1) varied.push_back(k);
   }
-  return named + ")";
+  if (varied.empty()) {
+    for (const auto key : {"algorithm.name", "alpha", "horizon", "algorithm.schedule"}) {
+      varied.push_back(index_of(key));
+    }
+  }
+  std::vector<RefusedCell> out;
+  for (const auto& [cell, why, placed] : refused) {
+    std::string name;
+    for (const auto k : varied) {
+      const auto& parameter = parameters()[k];
+      if (k >= cell.size() || !cell.has(parameter.key)) continue;
+      name += fmt::format(
+          "{}{} {}", name.empty() ? "" : ", ", parameter.name(),
+          parameter.type == ValueType::means ? cell.means().name : shown(cell.all()[k]));
+    }
+    out.push_back({cell.to_json(), std::move(name), why});
+  }
+  return out;
 }
 
-// A value as a message shows it: a word as it is written.
+// Throws UserError naming the refused cells, unless the others run
+// (`skip`) and some are left; then the refused cells are in the record
+// and the notes.
+void refuse_or_skip(Experiment& experiment, bool skip, const std::string& shown_source) {
+  constexpr std::size_t listed = 10;  // an error names this many, the notes every one
+  const auto& refused = experiment.refused;
+  const auto list = [&](std::size_t most, std::string_view separator) {
+    std::string out;
+    for (std::size_t i = 0; i < std::min(most, refused.size()); ++i) {
+      out += fmt::format("{}({}) {}", i == 0 ? "" : separator, refused[i].name, refused[i].why);
+    }
+    if (refused.size() > most)
+      out += fmt::format("{}and {} more", separator, refused.size() - most);
+    return out;
+  };
+  const auto total = refused.size() + experiment.cells.size();
+  if (experiment.cells.empty()) {
+    throw UserError(fmt::format("{}: {} refused: {}", shown_source,
+                                total == 1 ? "its cell is" : fmt::format("all {} cells are", total),
+                                list(listed, "; ")));
+  }
+  if (!skip) {
+    throw UserError(fmt::format(
+        "{}: {} of {} cells {} refused: {}; to run the others, set skip_refused = true "
+        "(--skip-refused){}",
+        shown_source, refused.size(), total, refused.size() == 1 ? "is" : "are", list(listed, "; "),
+        refused.size() > listed ? "; validate --skip-refused lists every one" : ""));
+  }
+  add_refused(experiment.canonical, refused);
+  experiment.notes.push_back(fmt::format("{} of {} cells refused, skipped (skip_refused):\n    {}",
+                                         refused.size(), total, list(refused.size(), "\n    ")));
+}
+
 std::string shown(const Value& value) {
   if (const auto* word = std::get_if<std::string>(&value)) return *word;
   return to_json(value).dump();
@@ -330,6 +403,33 @@ class CellSet {
   std::uint64_t repeats_ = 0;
 };
 
+// The games a means flag lists: CSV paths separated by ',' (as every
+// sweeping flag's list), inline matrices by '|' (their rows and values
+// already use ';' and ','). A path that names an existing file as a whole is
+// that one file, commas and all, so that no file that could be read before
+// lists were taken is read otherwise now.
+std::vector<std::string_view> means_list(std::string_view text, bool inline_means) {
+  const char separator = inline_means ? '|' : ',';
+  if (!inline_means && text.find(',') != std::string_view::npos) {
+    std::error_code error;
+    if (std::filesystem::is_regular_file(std::filesystem::path(text), error)) return {text};
+  }
+  std::vector<std::string_view> parts;
+  for (std::size_t n = 1;; ++n) {
+    const auto end = text.find(separator);
+    const auto part = text.substr(0, end);
+    if (part.empty()) {
+      throw UserError(
+          fmt::format("game {} of the list is empty (got '{}'; games are separated by "
+                      "'{}')",
+                      n, excerpt(text), separator));
+    }
+    parts.push_back(part);
+    if (end == std::string_view::npos) return parts;
+    text.remove_prefix(end + 1);
+  }
+}
+
 }  // namespace
 
 std::vector<std::uint64_t> Experiment::replications_per_cell() const {
@@ -360,17 +460,19 @@ FlagValues parse_flag(const Parameter& parameter, std::string_view flag, std::st
   };
   placed([&] {
     if (parameter.type == ValueType::means) {
-      auto means = std::make_shared<GivenMeans>();
-      means->given_at = fmt::format("{} (key '{}')", flag, parameter.key);
-      if (inline_means) {
-        means->table = model::parse_inline_means(text);
-        means->name = "inline";
-      } else {
-        means->file = std::filesystem::path(text);
-        means->table = model::read_means_csv(*means->file);
-        means->name = std::string(text);
+      for (const auto part : means_list(text, inline_means)) {
+        auto means = std::make_shared<GivenMeans>();
+        means->given_at = fmt::format("{} (key '{}')", flag, parameter.key);
+        if (inline_means) {
+          means->table = model::parse_inline_means(part);
+          means->name = "inline";
+        } else {
+          means->file = std::filesystem::path(part);
+          means->table = model::read_means_csv(*means->file);
+          means->name = std::string(part);
+        }
+        given.values.push_back(std::shared_ptr<const GivenMeans>(std::move(means)));
       }
-      given.values.push_back(std::shared_ptr<const GivenMeans>(std::move(means)));
       return;
     }
     if (text.empty()) throw UserError("give a value");
@@ -403,36 +505,59 @@ namespace {
 // An experiment from `read` (an empty one if `from_file` is false: flags
 // alone) as `source` names it, with `overrides` laid over it.
 Experiment load(const ExperimentFile& read, bool from_file, std::string source,
-                const std::vector<FlagValues>& overrides);
+                const std::vector<FlagValues>& overrides, bool skip_refused);
 
 }  // namespace
 
+nlohmann::json RefusedCell::to_json() const {
+  return {{"cell", record}, {"name", name}, {"why", why}};
+}
+
+RefusedCell RefusedCell::from_json(const nlohmann::json& json) {
+  return {json.at("cell"), json.at("name").get<std::string>(), json.at("why").get<std::string>()};
+}
+
+std::string refused_lines(std::span<const RefusedCell> refused) {
+  if (refused.empty()) return {};
+  auto out = fmt::format("refused, not run (skip_refused): {} cell{}\n", refused.size(),
+                         refused.size() == 1 ? "" : "s");
+  for (const auto& cell : refused) out += fmt::format("  ({}) {}\n", cell.name, cell.why);
+  return out;
+}
+
+void add_refused(nlohmann::json& report, std::span<const RefusedCell> refused) {
+  if (refused.empty()) return;
+  auto& out = report["refused"];
+  for (const auto& cell : refused) out.push_back(cell.to_json());
+}
+
 Experiment load_experiment(const std::optional<std::filesystem::path>& file,
-                           const std::vector<FlagValues>& overrides) {
-  if (!file) return load(ExperimentFile(), false, "command line", overrides);
-  auto experiment = load(ExperimentFile(*file), true, file->string(), overrides);
+                           const std::vector<FlagValues>& overrides, bool skip_refused) {
+  if (!file) return load(ExperimentFile(), false, "command line", overrides, skip_refused);
+  auto experiment = load(ExperimentFile(*file), true, file->string(), overrides, skip_refused);
   experiment.files.insert(experiment.files.begin(), *file);
   return experiment;
 }
 
 Experiment load_experiment_text(std::string text, const std::string& name,
                                 const std::filesystem::path& directory,
-                                const std::vector<FlagValues>& overrides) {
+                                const std::vector<FlagValues>& overrides, bool skip_refused) {
   const auto shown = excerpt(name, path_excerpt_chars);
   return load(ExperimentFile(std::move(text), shown, std::filesystem::absolute(directory)), true,
-              name, overrides);
+              name, overrides, skip_refused);
 }
 
 namespace {
 
 Experiment load(const ExperimentFile& read, bool from_file, std::string source,
-                const std::vector<FlagValues>& overrides) {
+                const std::vector<FlagValues>& overrides, bool skip_refused) {
   Experiment experiment;
   experiment.source = std::move(source);
   const auto shown_source = excerpt(experiment.source, path_excerpt_chars);
   experiment.text = read.text();
-  if (!overrides.empty()) {
-    experiment.text += "\n# command-line overrides\n" + render(overrides) + "\n";
+  if (!overrides.empty() || skip_refused) {
+    experiment.text += "\n# command-line overrides\n" + render(overrides) +
+                       (skip_refused ? "\nskip_refused = true" : "") + "\n";
   }
 
   // Every parameter's values: the flag's, else the file's, else the default.
@@ -519,16 +644,24 @@ Experiment load(const ExperimentFile& read, bool from_file, std::string source,
                           {"cells", nlohmann::json::array()}};
   CellBuilder builder;
   CellSet made;
+  std::vector<Refusal> refused;
   for (const auto& block : blocks) {
     for_each_combination(block, [&](std::vector<Value> values) {
       const auto index = experiment.cells.size();
       auto cell = made.add(std::move(values), block);
       if (!cell) return;
-      auto spec = builder.spec(*cell);  // the instance's errors name where its means were given
+      std::optional<sim::CellSpec> spec;
       try {
-        experiment.cells.emplace_back(std::move(spec), index);  // every combined constraint
+        spec = builder.spec(*cell);  // the instance's errors name where its means were given
       } catch (const UserError& e) {
-        throw UserError(fmt::format("{}: {}: {}", shown_source, describe(index, *cell), e.what()));
+        refused.push_back({std::move(*cell), e.what(), true});
+        return;
+      }
+      try {
+        experiment.cells.emplace_back(std::move(*spec), index);  // every combined constraint
+      } catch (const UserError& e) {
+        refused.push_back({std::move(*cell), e.what(), false});
+        return;
       }
       experiment.canonical["replications"].push_back(cell->whole("replications"));
       experiment.canonical["cells"].push_back(cell->to_json());
@@ -536,6 +669,15 @@ Experiment load(const ExperimentFile& read, bool from_file, std::string source,
     });
   }
   experiment.notes = made.notes(shown_source);
+  if (!refused.empty()) {
+    // the one cell of an experiment refused for its means: their message, as
+    // any other bad value's
+    if (experiment.cells.empty() && refused.size() == 1 && refused.front().placed) {
+      throw UserError(refused.front().why);
+    }
+    experiment.refused = name_refused(experiment.values, refused);
+    refuse_or_skip(experiment, skip_refused || read.skip_refused(), shown_source);
+  }
   return experiment;
 }
 

@@ -224,7 +224,8 @@ class Reader {
 // [[sweep]] blocks, which hold the same keys as the top level but `seed`
 // (one for the whole experiment), `sweep` and the top level's words.
 std::map<std::string, std::vector<std::string_view>> known_keys() {
-  std::map<std::string, std::vector<std::string_view>> known{{"", {"name", "description"}}};
+  std::map<std::string, std::vector<std::string_view>> known{
+      {"", {"name", "description", "skip_refused"}}};
   for (const auto& parameter : parameters()) {
     const auto dot = parameter.key.find('.');
     if (dot == std::string_view::npos) {
@@ -238,7 +239,9 @@ std::map<std::string, std::vector<std::string_view>> known_keys() {
   known[""].push_back("zip");
   auto& block = known["sweep"];
   for (const auto key : known[""]) {
-    if (key != "name" && key != "description" && key != "seed") block.push_back(key);
+    if (key != "name" && key != "description" && key != "seed" && key != "skip_refused") {
+      block.push_back(key);
+    }
   }
   known[""].push_back("sweep");
   return known;
@@ -329,8 +332,7 @@ ExperimentFile::ExperimentFile(const std::filesystem::path& path)
                      excerpt(path.string(), path_excerpt_chars),
                      std::filesystem::absolute(path).parent_path()) {}
 
-ExperimentFile::ExperimentFile(std::string text, std::string shown,
-                               std::filesystem::path directory)
+ExperimentFile::ExperimentFile(std::string text, std::string shown, std::filesystem::path directory)
     : shown_(std::move(shown)), directory_(std::move(directory)), text_(std::move(text)) {
   if (text_.size() > max_experiment_bytes) {
     throw UserError(fmt::format("{} is larger than {} MiB, the limit for an experiment", shown_,
@@ -348,6 +350,12 @@ ExperimentFile::ExperimentFile(std::string text, std::string shown,
   // read by no cell, but a study's label: a text, as docs/experiment.md shows
   for (const auto* label : {"name", "description"}) {
     if (const auto* node = table_.get(label)) reader.string(*node, label);
+  }
+  if (const auto* node = table_.get("skip_refused")) {
+    if (!node->is_boolean()) {
+      reader.fail(*node, "skip_refused", "expected true or false, got " + type_name(*node));
+    }
+    skip_refused_ = *node->value<bool>();
   }
   if (const auto* blocks = table_.get_as<toml::array>("sweep")) {
     for (const auto& block : *blocks) blocks_.push_back(block.as_table());

@@ -26,6 +26,9 @@ class ExperimentFile {
   ExperimentFile(std::string text, std::string shown, std::filesystem::path directory);
 
   const std::string& text() const { return text_; }
+  // Its `skip_refused` (false if it has none): run the cells of the sweep
+  // that are not refused, and record those that are (io::RefusedCell).
+  bool skip_refused() const { return skip_refused_; }
 
   // A part of the sweep: the top level, or one of its [[sweep]] blocks, each
   // of which lays its keys over the top level's (docs/experiment.md).
@@ -60,6 +63,7 @@ class ExperimentFile {
   std::string text_;
   toml::table table_;
   std::vector<const toml::table*> blocks_;  // in table_
+  bool skip_refused_ = false;
 };
 
 }  // namespace pfmab::io

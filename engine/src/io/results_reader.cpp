@@ -103,6 +103,11 @@ ResultsReader::ResultsReader(const std::filesystem::path& path, const OptionName
     }
     const auto canonical = nlohmann::json::parse(attribute("experiment_canonical"));
     seed_ = canonical.at("seed").get<std::uint64_t>();
+    if (const auto skipped = canonical.find("refused"); skipped != canonical.end()) {
+      for (const auto& refused : skipped->get_ref<const nlohmann::json::array_t&>()) {
+        refused_.push_back(RefusedCell::from_json(refused));
+      }
+    }
     const auto& cells = canonical.at("cells");
     const auto& replications = canonical.at("replications");
     if (!cells.is_array() || cells.empty()) throw unreadable("its experiment has no cells");

@@ -103,6 +103,7 @@ void lead(const io::Experiment& experiment, const Options& options, World& world
   }
   auto& report = outcome.report.emplace();
   report.seed = experiment.seed;
+  report.refused = experiment.refused;
   if (report_from_file) {
     std::tie(report.cells, report.digest) = io::read_reports(io::ResultsReader(options.output));
   } else {

@@ -3,6 +3,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -14,6 +15,23 @@
 #include "pfmab/sim/shard.hpp"
 
 namespace pfmab::io {
+
+// A cell of the sweep that its own combination of values refuses (an
+// algorithm that refuses the reward family, a family that refuses the
+// means, ...): each of its values is valid, the cell is not.
+struct RefusedCell {
+  nlohmann::json record;  // its values, as a cell's record holds them (CellValues::to_json)
+  std::string name;       // the values that tell it from the sweep's other cells
+  std::string why;
+
+  nlohmann::json to_json() const;  // {"cell": record, "name": name, "why": why}
+  static RefusedCell from_json(const nlohmann::json& json);
+};
+
+// The refused cells a run skipped, as the last lines of its table ("" for
+// none), and as its JSON report's "refused" (none: no such field).
+std::string refused_lines(std::span<const RefusedCell> refused);
+void add_refused(nlohmann::json& report, std::span<const RefusedCell> refused);
 
 // A validated experiment, built once: the cells of its sweep, each with the
 // values it was made from (its replications among them), and the master
@@ -34,6 +52,10 @@ struct Experiment {
   // What validate says of the sweep's shape: keys not crossed with an
   // algorithm that has no use for them, combinations not made twice.
   std::vector<std::string> notes;
+  // The cells of the sweep it refuses, which a run skips (skip_refused) and
+  // records (in `canonical`, so in the output too); the others keep the
+  // positions they have without them.
+  std::vector<RefusedCell> refused;
 
   std::uint64_t replications(std::size_t cell) const { return values[cell].whole("replications"); }
   std::vector<std::uint64_t> replications_per_cell() const;
@@ -66,14 +88,19 @@ FlagValues flag_values(std::string_view key, std::string_view text);
 
 // Loads `file` (if any) with `overrides` laid over it. Relative CSV paths in
 // the file are relative to the file. Throws UserError naming the file, line,
-// column and key (or the flag) of the first problem found.
+// column and key (or the flag) of the first problem found, and one naming
+// every cell the sweep refuses (RefusedCell) unless the file says
+// `skip_refused = true` or `skip_refused` is true (--skip-refused); then a
+// sweep that refuses every cell.
 Experiment load_experiment(const std::optional<std::filesystem::path>& file,
-                           const std::vector<FlagValues>& overrides = {});
+                           const std::vector<FlagValues>& overrides = {},
+                           bool skip_refused = false);
 // The same for an experiment file's text (a program's, e.g. the Python
 // package's), named `name` in messages and as its source, its CSV paths
 // relative to `directory`.
 Experiment load_experiment_text(std::string text, const std::string& name,
                                 const std::filesystem::path& directory,
-                                const std::vector<FlagValues>& overrides = {});
+                                const std::vector<FlagValues>& overrides = {},
+                                bool skip_refused = false);
 
 }  // namespace pfmab::io

@@ -196,6 +196,8 @@ class ResultsReader {
   // A merge of some of the shards only (merge --partial).
   bool partial() const;
   const std::vector<StoredCell>& cells() const { return cells_; }
+  // The cells its experiment refused, which the run skipped (skip_refused).
+  const std::vector<RefusedCell>& refused() const { return refused_; }
   // Rows [first, first + count) of cell `cell`.
   std::vector<sim::ReplicationResult> read(std::size_t cell, std::uint64_t first,
                                            std::uint64_t count) const;
@@ -217,6 +219,7 @@ class ResultsReader {
   std::uint64_t seed_ = 0;
   sim::Shard shard_;
   std::vector<StoredCell> cells_;
+  std::vector<RefusedCell> refused_;
 };
 
 // The report of every cell and the digest of everything an output holds,

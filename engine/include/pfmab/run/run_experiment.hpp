@@ -58,6 +58,7 @@ struct Report {
   std::uint64_t seed = 0;
   std::string digest;  // of every replication's results, in order
   std::vector<io::CellReport> cells;
+  std::vector<io::RefusedCell> refused;  // the cells of the sweep it skipped
 };
 
 // A run ended by Options::stop.
