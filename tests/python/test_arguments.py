@@ -38,9 +38,10 @@ def files(folder):
     (dict(alpha=True), TypeError, "alpha=True: a key's value is a number, a word or a path"),
     (dict(alpha=None), TypeError, "alpha=None: a key's value is a number, a word or a path"),
     (dict(alpha=[[0.5]]), TypeError, "alpha=[0.5]: a key's value is a number, a word or a path"),
-    (dict(means=[SYNTHETIC, SYNTHETIC]), TypeError,
-     f"means={[SYNTHETIC, SYNTHETIC]!r}: the means are one CSV path or one matrix"),
-    (dict(means=[0.1, 0.2]), TypeError, "means=[0.1, 0.2]: the means are one CSV path or one"),
+    (dict(means=[SYNTHETIC, 0.5]), TypeError,
+     f"means={[SYNTHETIC, 0.5]!r}: the means are a CSV path, a matrix (a list of rows), or a "
+     "list of either"),
+    (dict(means=[0.1, 0.2]), TypeError, "means=[0.1, 0.2]: the means are a CSV path, a matrix"),
 ])
 def test_a_bad_argument_of_run_is_named_in_pythons_words(tmp_path, monkeypatch, given, error,
                                                          said):
