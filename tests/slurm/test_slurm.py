@@ -60,7 +60,10 @@ def cluster(tmp_path_factory):
     try:
         yield env
     finally:
-        subprocess.run([os.path.join(SLURM, "local-cluster.sh"), "stop", str(folder)])
+        stopped = subprocess.run([os.path.join(SLURM, "local-cluster.sh"), "stop", str(folder)],
+                                 capture_output=True, text=True)
+        # each daemon was recognised as the cluster's own, and signalled
+        assert stopped.returncode == 0 and stopped.stderr == "", stopped.stderr
 
 
 @pytest.fixture
@@ -119,7 +122,9 @@ def one_process(experiment, folder):
     return digest(out)
 
 
-def test_a_job_array_and_its_merge_give_one_process_digest(cluster, workdir):
+def test_a_job_array_and_its_merge_give_one_process_digest(cluster, tmp_path):
+    # submitted from a folder without build/: the jobs run this clone's
+    workdir = tmp_path
     experiment = workdir / "quick.toml"
     experiment.write_text(QUICK)
     submitted = run([os.path.join(SLURM, "submit-array.sh"), str(experiment), "out.h5",
@@ -176,3 +181,22 @@ def test_a_cancelled_array_task_continues_where_it_stopped(cluster, workdir):
                   "out.h5"], cluster, workdir)
     assert merged.returncode == 0
     assert digest(workdir / "out.h5") == one_process(experiment, workdir)
+
+
+def test_stop_signals_no_process_a_stale_pid_file_names(tmp_path):
+    """A pid file left by a cluster that ended without stop may name a
+    number since given to another process: stop leaves that process alone
+    (no cluster needed)."""
+    bystander = subprocess.Popen(["sleep", "300"])
+    try:
+        for daemon in ("slurmd", "slurmctld", "munged"):
+            (tmp_path / f"{daemon}.pid").write_text(f"{bystander.pid}\n")
+        stopped = subprocess.run([os.path.join(SLURM, "local-cluster.sh"), "stop", str(tmp_path)],
+                                 capture_output=True, text=True)
+        assert stopped.returncode == 0, stopped.stderr
+        assert bystander.poll() is None  # still running
+        assert stopped.stderr.count("which is not this cluster's") == 3, stopped.stderr
+        assert not list(tmp_path.glob("*.pid"))
+    finally:
+        bystander.kill()
+        bystander.wait()

@@ -14,7 +14,8 @@
 # stopped: the daemons find the cluster through SLURM_CONF, on ports and a
 # munge socket of their own, so a real cluster's daemons and configuration
 # on the same machine are neither read nor touched. stop ends the three
-# daemons and waits for them. Jobs run as the user who submits them, which
+# daemons and waits for them; a pid file that names another process (the
+# daemon ended, its number reused) is removed, that process left alone. Jobs run as the user who submits them, which
 # slurmd can do only as root.
 set -euo pipefail
 
@@ -26,15 +27,37 @@ usage() {
 command=$1
 dir=$(realpath -m "$2")
 
+# Whether process $1 is this cluster's daemon $2: a pid file left by a
+# cluster that ended without stop (a killed test, a reboot) may name a
+# number the system has since given to an unrelated process. The daemon's
+# name must match, and munged must have been started with DIR's pid file,
+# slurmctld and slurmd with DIR's slurm.conf.
+ours() {
+  local pid=$1 daemon=$2
+  [[ $pid =~ ^[0-9]+$ ]] || return 1
+  [ "$(cat "/proc/$pid/comm" 2>/dev/null)" = "$daemon" ] || return 1
+  if [ "$daemon" = munged ]; then
+    tr '\0' '\n' <"/proc/$pid/cmdline" 2>/dev/null | grep -qxF -- "--pid-file=$dir/munged.pid"
+  else
+    tr '\0' '\n' <"/proc/$pid/environ" 2>/dev/null | grep -qxF "SLURM_CONF=$dir/slurm.conf"
+  fi
+}
+
 stop() {
   local pid
   for daemon in slurmd slurmctld munged; do
     [ -f "$dir/$daemon.pid" ] || continue
     pid=$(cat "$dir/$daemon.pid")
+    if ! ours "$pid" "$daemon"; then
+      echo "$0: $dir/$daemon.pid names process '$pid', which is not this cluster's $daemon" \
+        "(it has ended): not signalled" >&2
+      rm -f "$dir/$daemon.pid"
+      continue
+    fi
     kill "$pid" 2>/dev/null || true
     # slurmctld saves its state on SIGTERM: give it the time it takes
     for _ in $(seq 100); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
-    kill -9 "$pid" 2>/dev/null || true
+    if ours "$pid" "$daemon"; then kill -9 "$pid" 2>/dev/null || true; fi
     rm -f "$dir/$daemon.pid"
   done
 }
