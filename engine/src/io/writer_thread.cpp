@@ -13,10 +13,7 @@ namespace pfmab::io {
 
 WriterThread::WriterThread(ResultsWriter& writer) : writer_(writer) {
   for (std::size_t c = 0; c < writer.cells(); ++c) handed_.push_back(writer.done(c));
-  for (auto& block : pool_) {
-    block = std::make_shared<Handed>();
-    free_.push(block.get());
-  }
+  for (auto& block : pool_) free_.push(&block);
   thread_ = std::thread([this] {
     pthread_setname_np(pthread_self(), "pfmab-writer");  // as top -H and perf show it
     const sim::Stopwatch used;
@@ -40,6 +37,8 @@ WriterThread::WriterThread(ResultsWriter& writer) : writer_(writer) {
 }
 
 WriterThread::~WriterThread() {
+  // a run settles its offers in its arena; without one, none was made
+  offers_.wait();
   if (!thread_.joinable()) return;
   hand_over();
   full_.push(nullptr);
@@ -108,13 +107,15 @@ void WriterThread::hand_over() {
   block.state.store(generation << 2 | (whole ? Handed::whole : Handed::part),
                     std::memory_order_release);
   if (whole && offer()) {
-    tbb::this_task_arena::enqueue([offered = block.shared_from_this(), generation] {
+    // enqueued, not spawned: a worker takes it when free, first come first
+    // served, not before the replications its own thread has begun
+    tbb::this_task_arena::enqueue(offers_.defer([offered = &block, generation] {
       try {
         offered->filter_if_unclaimed(generation);
       } catch (...) {
         // the writer filters it again, and reports the error
       }
-    });
+    }));
   }
   full_.push(filling_);
   filling_ = nullptr;
@@ -132,6 +133,8 @@ bool WriterThread::offer() const {
   return tbb::this_task_arena::max_concurrency() >= tbb::info::default_concurrency() ||
          full_.size() > 0;
 }
+
+void WriterThread::settle() { offers_.wait(); }
 
 void WriterThread::finish() {
   hand_over();

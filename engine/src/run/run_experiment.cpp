@@ -59,6 +59,7 @@ void lead(const io::Experiment& experiment, const Options& options, World& world
                                  options.progress, {}, options.on_progress);
     std::optional<io::WriterThread> writing;
     if (writer) writing.emplace(*writer);
+    if (writing) run.settle = [&] { writing->settle(); };
     const sim::ResultSink sink = [&](std::size_t c, std::uint64_t, sim::ReplicationResult&& r) {
       progress.finished(c);
       if (!report_from_file) {
@@ -77,6 +78,7 @@ void lead(const io::Experiment& experiment, const Options& options, World& world
     };
     const auto start = Clock::now();
     world.run(cells, run, sink);
+    run.settle = nullptr;  // it names `writing`, which ends here
     if (writing) {
       writing->finish();
       timings.writer_cpu = writing->cpu_seconds();

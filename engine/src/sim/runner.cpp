@@ -90,7 +90,7 @@ void run_blocks(std::span<const Cell> cells, const RunOptions& options, const Bl
   tbb::task_arena arena(static_cast<int>(options.threads));
   // Tokens bound the replications between the in-order input and the
   // in-order output: the memory a run holds, whatever its length.
-  arena.execute([&] {
+  const auto pipeline = [&] {
     tbb::parallel_pipeline(
         max_in_flight(options.threads),
         tbb::make_filter<void, Job>(tbb::filter_mode::serial_in_order,
@@ -119,6 +119,15 @@ void run_blocks(std::span<const Cell> cells, const RunOptions& options, const Bl
               sink(done.job.cell, done.job.replication, std::move(*done.result));
               if (options.completed) options.completed->fetch_add(1, std::memory_order_relaxed);
             }));
+  };
+  arena.execute([&] {
+    try {
+      pipeline();
+    } catch (...) {
+      if (options.settle) options.settle();
+      throw;
+    }
+    if (options.settle) options.settle();
   });
 }
 

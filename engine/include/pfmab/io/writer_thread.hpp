@@ -6,11 +6,11 @@
 #include <cstddef>
 #include <cstdint>
 #include <exception>
-#include <memory>
 #include <thread>
 #include <vector>
 
 #include <oneapi/tbb/concurrent_queue.h>
+#include <oneapi/tbb/task_group.h>
 
 #include "pfmab/io/results_file.hpp"
 #include "pfmab/io/row_block.hpp"
@@ -39,7 +39,9 @@ namespace pfmab::io {
 // the block. The writer thus filters only what the workers have not begun,
 // so it does everything while it keeps up with the run, and is left with
 // HDF5's calls and the summaries once it falls behind (bench/README.md, "A
-// writer that keeps up").
+// writer that keeps up"). The offers are tasks of a group the run waits
+// for in its arena (settle()) before it leaves it: none outlives the run,
+// nor is left unrun when the process ends.
 class WriterThread {
  public:
   explicit WriterThread(ResultsWriter& writer);
@@ -54,7 +56,13 @@ class WriterThread {
   // complete: ResultsWriter::append); blocks while every block waits to be
   // written. Rethrows the writer's error once one has happened.
   void push(std::size_t cell, const sim::ReplicationResult& result);
+  // Waits, taking part, until every chunk offered to the run's workers is
+  // filtered or found taken: called in the run's arena once its sink has
+  // handed on its last result (sim::RunOptions::settle), before the arena's
+  // threads go.
+  void settle();
   // Waits until every queued result is appended; rethrows a writer error.
+  // After settle(), if the sink ran in a task arena.
   void finish();
   // The processor time the writer thread used, once finished (what writing
   // costs a run whose workers use every core: bench/README.md).
@@ -67,9 +75,8 @@ class WriterThread {
   // A block of rows on its way to the writer, and its chunk as filtered.
   // `state` is the block's generation (one per filling) and its filtering's
   // stage: an offer made for an earlier filling of the block finds another
-  // generation and does nothing. Shared with the offers, which may outlive
-  // the writer (a task runs when a worker is free).
-  struct Handed : std::enable_shared_from_this<Handed> {
+  // generation and does nothing.
+  struct Handed {
     enum Stage : std::uint64_t { whole = 0, filtering = 1, filtered = 2, part = 3 };
     RowBlock rows;
     std::uint64_t chunk_rows = 0;
@@ -89,7 +96,7 @@ class WriterThread {
   void write(Handed& block);
 
   ResultsWriter& writer_;
-  std::array<std::shared_ptr<Handed>, blocks> pool_;
+  std::array<Handed, blocks> pool_;
   tbb::concurrent_bounded_queue<Handed*> free_, full_;  // nullptr in full_: the end
   Handed* filling_ = nullptr;
   std::uint64_t first_ = 0;            // row of filling_'s first row in its cell
@@ -99,6 +106,7 @@ class WriterThread {
   std::exception_ptr error_;       // set by the writer thread, then failed_
   std::atomic<bool> failed_{false};
   double cpu_seconds_ = 0.0;
+  tbb::task_group offers_;  // the chunks offered to the run's workers
   std::thread thread_;
 };
 

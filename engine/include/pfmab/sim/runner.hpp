@@ -27,6 +27,10 @@ struct RunOptions {
   // interrupted and discarded (with every one after them): the sink has
   // received a prefix of the run's order.
   const std::atomic<bool>* stop = nullptr;
+  // Called in the run's task arena once the sink has received its last
+  // replication (or the run failed), before the arena's threads go: for
+  // work the sink gave them to finish there (io::WriterThread's offers).
+  std::function<void()> settle;
 };
 
 // Throws UserError for zero replications, or threads not in [1, limits::max_threads()].
