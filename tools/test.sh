@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The whole test suite: sets up and builds (tools/setup.sh), runs the
+# The whole test suite: sets up and builds everything (tools/setup.sh --tests), runs the
 # concurrency tests under ThreadSanitizer (tsan preset, against a oneTBB built
 # with TSan by tools/tsan-tbb.sh), the unit and integration tests under
 # AddressSanitizer and UndefinedBehaviorSanitizer (asan preset), a minute of
@@ -7,7 +7,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-tools/setup.sh
+tools/setup.sh --tests
 tools/tsan-tbb.sh
 cmake --preset tsan >/dev/null
 cmake --build --preset tsan --target concurrency_tests
