@@ -213,37 +213,48 @@ std::vector<RefusedCell> name_refused(std::span<const CellValues> made,
   return out;
 }
 
-// Throws UserError naming the refused cells, unless the others run
-// (`skip`) and some are left; then the refused cells are in the record
-// and the notes.
-void refuse_or_skip(Experiment& experiment, bool skip, const std::string& shown_source) {
-  constexpr std::size_t listed = 10;  // an error names this many, the notes every one
+// The refused cells as a message lists them: `most` of them, then how many
+// more, separated by `separator`.
+std::string listed(std::span<const RefusedCell> refused, std::size_t most,
+                   std::string_view separator) {
+  std::string out;
+  for (std::size_t i = 0; i < std::min(most, refused.size()); ++i) {
+    out += fmt::format("{}({}) {}", i == 0 ? "" : separator, refused[i].name, refused[i].why);
+  }
+  if (refused.size() > most) out += fmt::format("{}and {} more", separator, refused.size() - most);
+  return out;
+}
+
+// Throws UserError naming the refused cells, unless the others run (`skip`)
+// and some are left.
+void refuse_unless_skipped(const Experiment& experiment, bool skip,
+                           const std::string& shown_source) {
+  constexpr std::size_t most = 10;  // an error names this many, validate's notes every one
   const auto& refused = experiment.refused;
-  const auto list = [&](std::size_t most, std::string_view separator) {
-    std::string out;
-    for (std::size_t i = 0; i < std::min(most, refused.size()); ++i) {
-      out += fmt::format("{}({}) {}", i == 0 ? "" : separator, refused[i].name, refused[i].why);
-    }
-    if (refused.size() > most)
-      out += fmt::format("{}and {} more", separator, refused.size() - most);
-    return out;
-  };
   const auto total = refused.size() + experiment.cells.size();
   if (experiment.cells.empty()) {
     throw UserError(fmt::format("{}: {} refused: {}", shown_source,
                                 total == 1 ? "its cell is" : fmt::format("all {} cells are", total),
-                                list(listed, "; ")));
+                                listed(refused, most, "; ")));
   }
   if (!skip) {
-    throw UserError(fmt::format(
-        "{}: {} of {} cells {} refused: {}; to run the others, set skip_refused = true "
-        "(--skip-refused){}",
-        shown_source, refused.size(), total, refused.size() == 1 ? "is" : "are", list(listed, "; "),
-        refused.size() > listed ? "; validate --skip-refused lists every one" : ""));
+    throw UserError(
+        fmt::format("{}: {} of {} cells {} refused: {}; to run the others, set skip_refused = true "
+                    "(--skip-refused){}",
+                    shown_source, refused.size(), total, refused.size() == 1 ? "is" : "are",
+                    listed(refused, most, "; "),
+                    refused.size() > most ? "; validate --skip-refused lists every one" : ""));
   }
+}
+
+// Records the refused cells a run skips: in the canonical form (so in the
+// output) and in the notes.
+void record_skipped(Experiment& experiment) {
+  const auto& refused = experiment.refused;
   add_refused(experiment.canonical, refused);
   experiment.notes.push_back(fmt::format("{} of {} cells refused, skipped (skip_refused):\n    {}",
-                                         refused.size(), total, list(refused.size(), "\n    ")));
+                                         refused.size(), refused.size() + experiment.cells.size(),
+                                         listed(refused, refused.size(), "\n    ")));
 }
 
 std::string shown(const Value& value) {
@@ -668,7 +679,6 @@ Experiment load(const ExperimentFile& read, bool from_file, std::string source,
       experiment.values.push_back(std::move(*cell));
     });
   }
-  experiment.notes = made.notes(shown_source);
   if (!refused.empty()) {
     // the one cell of an experiment refused for its means: their message, as
     // any other bad value's
@@ -676,8 +686,11 @@ Experiment load(const ExperimentFile& read, bool from_file, std::string source,
       throw UserError(refused.front().why);
     }
     experiment.refused = name_refused(experiment.values, refused);
-    refuse_or_skip(experiment, skip_refused || read.skip_refused(), shown_source);
+    refuse_unless_skipped(experiment, skip_refused || read.skip_refused(), shown_source);
   }
+  // (after the refusals: a key may have no effect but on a refused cell)
+  experiment.notes = made.notes(shown_source);
+  if (!experiment.refused.empty()) record_skipped(experiment);
   return experiment;
 }
 
