@@ -158,9 +158,13 @@ void ProgressTracker::finished(std::size_t cell, double seconds, const sim::Time
   by_cell_[cell].add(used.wall_seconds, cost);
   by_group_[group_of_[cell]].add(used.wall_seconds, cost);
   by_algorithm_[algorithm_of_[group_of_[cell]]].add(used.wall_seconds, cost);
-  seconds_ += used.wall_seconds;
-  ++done_;
-  last_ = seconds;
+  run_.add(used.wall_seconds, cost);
+  last_ = std::max(last_, seconds);
+}
+
+void ProgressTracker::handed_on(std::size_t cell) {
+  const std::lock_guard lock(mutex_);
+  ++handed_;
   current_ = cell;
 }
 
@@ -211,17 +215,17 @@ std::vector<double> ProgressTracker::seconds_per_replication() const {
 
 ProgressTracker::Estimate ProgressTracker::at(double seconds) const {
   const std::lock_guard lock(mutex_);
-  Estimate estimate{kept_ + done_, total_, std::nullopt, current_};
-  if (done_ == 0) return estimate;
+  Estimate estimate{kept_ + handed_, total_, std::nullopt, current_};
+  if (run_.replications == 0) return estimate;
   const auto each = seconds_per_replication();
-  // What is left, and what of it the replications in flight have done: the
-  // `workers_` - 1 after those handed on (in the run's order, as the sink
-  // receives them) run besides the one begun in place of the last handed
-  // on, each taken as in_flight_done done.
+  // What is left, and what of it the replications running have done:
+  // `workers_` - 1 of the first not done (in the run's order) besides the
+  // one begun in place of the last done, each taken as in_flight_done done.
   double left = 0.0, flying = 0.0;
   std::uint64_t running = 0;
   for (std::size_t c = 0; c < cells_.size(); ++c) {
-    const auto to_run = cells_[c].replications - by_cell_[c].replications;
+    const auto to_run =
+        cells_[c].replications - std::min(cells_[c].replications, by_cell_[c].replications);
     left += each[c] * static_cast<double>(to_run);
     const auto here = std::min(to_run, workers_ - 1 - running);
     flying += in_flight_done * each[c] * static_cast<double>(here);
@@ -229,9 +233,9 @@ ProgressTracker::Estimate ProgressTracker::at(double seconds) const {
   }
   // the run's parallelism: the work done over the time it took, at most
   // the workers (an overestimate of the work in flight may say more)
-  const double parallel = last_ > 0.0
-                              ? std::min((seconds_ + flying) / last_, static_cast<double>(workers_))
-                              : static_cast<double>(workers_);
+  const double parallel =
+      last_ > 0.0 ? std::min((run_.seconds + flying) / last_, static_cast<double>(workers_))
+                  : static_cast<double>(workers_);
   estimate.remaining = std::max(0.0, (left - flying) / parallel - (seconds - last_));
   return estimate;
 }
@@ -274,6 +278,10 @@ ProgressDisplay::~ProgressDisplay() {
 
 void ProgressDisplay::finished(std::size_t cell, const sim::TimeUsed& used) {
   if (style_ != ProgressStyle::none) tracker_.finished(cell, seconds(), used);
+}
+
+void ProgressDisplay::handed_on(std::size_t cell) {
+  if (style_ != ProgressStyle::none) tracker_.handed_on(cell);
 }
 
 double ProgressDisplay::seconds() const {

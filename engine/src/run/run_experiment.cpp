@@ -60,7 +60,7 @@ void lead(const io::Experiment& experiment, const Options& options, World& world
     if (writer) writing.emplace(*writer);
     if (writing) run.settle = [&] { writing->settle(); };
     const sim::ResultSink sink = [&](std::size_t c, std::uint64_t, sim::ReplicationResult&& r) {
-      progress.finished(c, r.used);
+      progress.handed_on(c);
       if (!report_from_file) {
         accumulators[c].add(r);
         r.add_to(digest);
@@ -76,8 +76,10 @@ void lead(const io::Experiment& experiment, const Options& options, World& world
       }
     };
     const auto start = Clock::now();
+    run.timed = [&](std::size_t c, const sim::TimeUsed& used) { progress.finished(c, used); };
     world.run(cells, run, sink);
     run.settle = nullptr;  // it names `writing`, which ends here
+    run.timed = {};        // and `progress`
     if (writing) {
       writing->finish();
       timings.writer_cpu = writing->cpu_seconds();

@@ -31,8 +31,8 @@ namespace {
 // What the process wrote to stderr while `body` ran.
 template <class Body>
 std::string stderr_of(Body&& body) {
-  const auto path = std::filesystem::temp_directory_path() /
-                    ("pfmab-progress-" + std::to_string(::getpid()));
+  const auto path =
+      std::filesystem::temp_directory_path() / ("pfmab-progress-" + std::to_string(::getpid()));
   std::fflush(stderr);
   const int saved = ::dup(STDERR_FILENO);
   std::FILE* file = std::fopen(path.c_str(), "w");
@@ -50,6 +50,13 @@ std::string stderr_of(Body&& body) {
 
 // A replication that took `wall` seconds.
 sim::TimeUsed took(double wall) { return {wall, wall, 1}; }
+
+// A replication of `cell` done at `seconds`, having taken `wall` seconds,
+// and handed on at once.
+void done(ProgressTracker& tracker, std::size_t cell, double seconds, double wall) {
+  tracker.finished(cell, seconds, took(wall));
+  tracker.handed_on(cell);
+}
 
 // A cheap cell (cost 1, 4 replications), then two costly ones (cost 10, 4
 // replications each), of one algorithm.
@@ -71,7 +78,7 @@ TEST(ProgressTracker, KnowsNoRemainingTimeBeforeAReplicationIsDone) {
 TEST(ProgressTracker, TheRestTakesEachCellsOwnTimeWeighedWithItsGroupsSecondsPerUnit) {
   // one replication at a time, 1 s per unit of cost
   ProgressTracker tracker(cheap_then_costly(), 1);
-  for (int r = 1; r <= 4; ++r) tracker.finished(0, r, took(1.0));
+  for (int r = 1; r <= 4; ++r) done(tracker, 0, r, 1.0);
   const auto estimate = tracker.at(4.0);
   EXPECT_EQ(estimate.done, 4u);
   EXPECT_EQ(estimate.total, 12u);
@@ -82,7 +89,7 @@ TEST(ProgressTracker, TheRestTakesEachCellsOwnTimeWeighedWithItsGroupsSecondsPer
   EXPECT_DOUBLE_EQ(*estimate.remaining, 80.0);
   // the costly cell's first takes 20 s, twice its estimate: its own mean
   // with one replication's worth of the group's 24 s for 14 units
-  tracker.finished(1, 24.0, took(20.0));
+  done(tracker, 1, 24.0, 20.0);
   EXPECT_EQ(tracker.at(24.0).cell, 1u);
   const double rate = 24.0 / 14;
   EXPECT_DOUBLE_EQ(*tracker.at(24.0).remaining, 3 * (20.0 + 10 * rate) / 2 + 4 * 10 * rate);
@@ -92,12 +99,12 @@ TEST(ProgressTracker, ACellThatCostsMoreThanItsEstimateSaysIsLearnedAtItsFirstRe
   // two cells estimated alike (an option or an alpha the estimate does not
   // see), the second 5 times as costly
   ProgressTracker tracker({{"radius 1", "a", "4x9", 1.0, 4}, {"radius 2", "a", "4x9", 1.0, 11}}, 1);
-  for (int r = 1; r <= 4; ++r) tracker.finished(0, r, took(1.0));
+  for (int r = 1; r <= 4; ++r) done(tracker, 0, r, 1.0);
   EXPECT_DOUBLE_EQ(*tracker.at(4.0).remaining, 11.0);
-  tracker.finished(1, 9.0, took(5.0));
+  done(tracker, 1, 9.0, 5.0);
   // (5 s + the group's 9 s for 5 units) over 2, for each of the 10 left
   EXPECT_DOUBLE_EQ(*tracker.at(9.0).remaining, 10 * (5.0 + 9.0 / 5) / 2);
-  for (int r = 2; r <= 6; ++r) tracker.finished(1, 4.0 + 5 * r, took(5.0));
+  for (int r = 2; r <= 6; ++r) done(tracker, 1, 4.0 + 5 * r, 5.0);
   // 6 of 5 s and one of the group's 34 s for 10 units, for each of the 5 left
   EXPECT_DOUBLE_EQ(*tracker.at(34.0).remaining, 5 * (30.0 + 34.0 / 10) / 7);
 }
@@ -110,9 +117,9 @@ TEST(ProgressTracker, ACellNotBegunTakesItsGroupsRateWithEachCellBegunOneSampleA
                            {"k alpha 0", "k", "4x9", 1.0, 1},
                            {"k alpha 0.5", "k", "4x9", 1.0, 1}},
                           1);
-  tracker.finished(0, 1.0, took(1.0));
-  tracker.finished(0, 2.0, took(1.0));
-  tracker.finished(1, 4.0, took(2.0));
+  done(tracker, 0, 1.0, 1.0);
+  done(tracker, 0, 2.0, 1.0);
+  done(tracker, 1, 4.0, 2.0);
   EXPECT_DOUBLE_EQ(*tracker.at(4.0).remaining, (2.0 + 1.0) / 2);
 }
 
@@ -120,24 +127,41 @@ TEST(ProgressTracker, TheRunsParallelismIsTheWorkDoneOverTheTimeItTook) {
   // two threads, each replication 2 s of wall time (two policies taking
   // turns at the GIL, or two cores)
   ProgressTracker tracker({{"only", "a", "4x9", 1.0, 10}}, 2);
-  tracker.finished(0, 2.0, took(2.0));
-  tracker.finished(0, 2.0, took(2.0));
+  done(tracker, 0, 2.0, 2.0);
+  done(tracker, 0, 2.0, 2.0);
   // 4 s of work handed on and the one in flight's half of 2 s, in 2 s: at
   // most the 2 workers; the 8 left take 16 s of work, 1 of it done
   EXPECT_DOUBLE_EQ(*tracker.at(2.0).remaining, (16.0 - 1.0) / 2);
   // threads that wait (for the GIL, for a replication before theirs, for
   // a core other jobs took): 2 replications of 1 s handed on in 4 s
   ProgressTracker waiting({{"only", "a", "4x9", 1.0, 6}}, 2);
-  waiting.finished(0, 2.0, took(1.0));
-  waiting.finished(0, 4.0, took(1.0));
+  done(waiting, 0, 2.0, 1.0);
+  done(waiting, 0, 4.0, 1.0);
   EXPECT_DOUBLE_EQ(*waiting.at(4.0).remaining, (4.0 - 0.5) / ((2.0 + 0.5) / 4));
+}
+
+TEST(ProgressTracker, ReplicationsDoneButWaitingForAnEarlierOneCountAsDone) {
+  // two threads; the run's threads took the costly cell's replications
+  // before the cheap one's last (oneTBB may run the newest first), and it
+  // is not handed on yet: what they took is behind the run all the same
+  ProgressTracker tracker({{"cheap", "a", "4x9", 1.0, 2}, {"costly", "a", "4x9", 10.0, 4}}, 2);
+  done(tracker, 0, 1.0, 1.0);
+  tracker.finished(1, 11.0, took(10.0));
+  tracker.finished(1, 11.0, took(10.0));
+  const auto estimate = tracker.at(11.0);
+  EXPECT_EQ(estimate.done, 1u) << "handed on";
+  EXPECT_EQ(estimate.cell, 0u);
+  // left: the cheap one and two costly ones, 21 s, half the cheap one's
+  // running; 21 s of work done and that half, in 11 s: 1.95 workers
+  ASSERT_TRUE(estimate.remaining);
+  EXPECT_DOUBLE_EQ(*estimate.remaining, (21.0 - 0.5) / ((21.0 + 0.5) / 11));
 }
 
 TEST(ProgressTracker, AnAlgorithmOnceBegunTakesItsOwnSecondsPerUnit) {
   ProgressTracker tracker({{"cheap", "a", "4x9", 1.0, 4}, {"costly", "b", "4x9", 10.0, 4}}, 1);
-  for (int r = 1; r <= 4; ++r) tracker.finished(0, r, took(1.0));
+  for (int r = 1; r <= 4; ++r) done(tracker, 0, r, 1.0);
   EXPECT_DOUBLE_EQ(*tracker.at(4.0).remaining, 40.0) << "b not begun: a's 1 s per unit";
-  tracker.finished(1, 24.0, took(20.0));
+  done(tracker, 1, 24.0, 20.0);
   // b: 20 s for 10 units; every algorithm's 24 s for 14 would say 51.4 s
   EXPECT_DOUBLE_EQ(*tracker.at(24.0).remaining, 2.0 * 30);
 }
@@ -148,17 +172,17 @@ TEST(ProgressTracker, AGameSizeNotBegunTakesItsAlgorithmsRateOnTheSizesItRan) {
                            {"b", "b", "4x9", 1.0, 2},
                            {"a large", "a", "10x40", 10.0, 2}},
                           1);
-  tracker.finished(0, 2.0, took(2.0));
-  tracker.finished(0, 4.0, took(2.0));  // a: 2 s per unit
+  done(tracker, 0, 2.0, 2.0);
+  done(tracker, 0, 4.0, 2.0);  // a: 2 s per unit
   EXPECT_DOUBLE_EQ(*tracker.at(4.0).remaining, 2.0 * 2 + 2.0 * 20) << "b as a, not begun";
-  tracker.finished(1, 10.0, took(6.0));
+  done(tracker, 1, 10.0, 6.0);
   // b: 6 s per unit, its one cell begun weighed alike with the machine's
   // rate (a's 2 s, which holds the middle of the work), 4 s; its cell's own
   // 6 s with one replication's worth of that, 5 s. a's larger game not
   // begun: a's 2 s, not b's
   EXPECT_DOUBLE_EQ(*tracker.at(10.0).remaining, (6.0 + 4.0) / 2 + 2.0 * 20);
-  tracker.finished(1, 16.0, took(6.0));
-  tracker.finished(2, 46.0, took(30.0));
+  done(tracker, 1, 16.0, 6.0);
+  done(tracker, 2, 46.0, 30.0);
   // a on 10x40: 3 s per unit, its own from now on, weighed with a's 34 s
   // for 12 units, which holds the middle of the work
   const double rate = (3.0 + 34.0 / 12) / 2;
@@ -170,8 +194,8 @@ TEST(ProgressTracker, AnAlgorithmNotBegunTakesTheRateOfTheMiddleOfTheWorkNotTheP
   // c, a thousand units, not begun
   ProgressTracker tracker(
       {{"a", "a", "4x9", 10.0, 1}, {"b", "b", "4x9", 0.01, 1}, {"c", "c", "4x9", 1000.0, 1}}, 1);
-  tracker.finished(0, 10.0, took(10.0));
-  tracker.finished(1, 20.0, took(10.0));
+  done(tracker, 0, 10.0, 10.0);
+  done(tracker, 1, 20.0, 10.0);
   // a holds the middle of the 10.01 units measured: 1000 s for c; pooled,
   // 20 s for 10.01 units would say 1998 s
   EXPECT_DOUBLE_EQ(*tracker.at(20.0).remaining, 1000.0);
@@ -182,9 +206,9 @@ TEST(ProgressTracker, AnAlgorithmNotBegunTakesTheRateOfTheMiddleOfTheWorkNotTheP
                          {"r", "r", "4x9", 100.0, 1},
                          {"c", "c", "4x9", 1.0, 1}},
                         1);
-  three.finished(0, 5.0, took(5.0));
-  three.finished(1, 13.0, took(8.0));
-  three.finished(2, 213.0, took(200.0));
+  done(three, 0, 5.0, 5.0);
+  done(three, 1, 13.0, 8.0);
+  done(three, 2, 213.0, 200.0);
   EXPECT_DOUBLE_EQ(*three.at(213.0).remaining, 2.0);
 }
 
@@ -195,19 +219,19 @@ TEST(ProgressTracker, AnAlgorithmTheEstimateDoesNotModelNeitherTakesNorLendsARat
                            {"a", "a", "4x9", 10.0, 2},
                            {"py2", "py2", "4x9", 1.0, 2, 0, false}},
                           1);
-  tracker.finished(0, 100.0, took(100.0));
+  done(tracker, 0, 100.0, 100.0);
   // a and py2 not begun, and no modelled algorithm has run: the estimate's
   // nanosecond for each unit of theirs, nothing of py's rate
   EXPECT_DOUBLE_EQ(*tracker.at(100.0).remaining, 100.0 + 1e-9 * (2 * 10.0 + 2 * 1.0));
-  tracker.finished(0, 200.0, took(100.0));
-  tracker.finished(1, 210.0, took(10.0));
+  done(tracker, 0, 200.0, 100.0);
+  done(tracker, 1, 210.0, 10.0);
   // a at 1 s per unit; py2 at the machine's rate, a's, not py's 100 s
   EXPECT_DOUBLE_EQ(*tracker.at(210.0).remaining, 10.0 + 2 * 1.0);
 }
 
 TEST(ProgressTracker, TheTimeSinceTheLastReplicationHandedOnPasses) {
   ProgressTracker tracker(cheap_then_costly(), 1);
-  for (int r = 1; r <= 4; ++r) tracker.finished(0, r, took(1.0));
+  for (int r = 1; r <= 4; ++r) done(tracker, 0, r, 1.0);
   EXPECT_DOUBLE_EQ(*tracker.at(10.0).remaining, 80.0 - 6.0);
   EXPECT_EQ(*tracker.at(200.0).remaining, 0.0) << "overdue, not negative";
 }
@@ -364,7 +388,7 @@ TEST(ProgressTracker, AContinuedRunCountsWhatItKeptAsDoneButTimesOnlyWhatItRuns)
   EXPECT_EQ(estimate.done, 365u);
   EXPECT_EQ(estimate.total, 7400u);
   EXPECT_FALSE(estimate.remaining) << "nothing of this run timed yet";
-  tracker.finished(1, 2.0, took(2.0));
+  done(tracker, 1, 2.0, 2.0);
   estimate = tracker.at(2.0);
   EXPECT_EQ(estimate.done, 366u);
   // 2 s for one replication of cost 1: the 7034 left take 2 s each, on one
@@ -377,11 +401,13 @@ TEST(ProgressDisplay, AReportedDisplayReportsOnceMoreAsItEnds) {
   // a period of an hour: the one report is the last, whatever the scheduler does
   std::vector<ProgressReport> reports;
   {
-    ProgressDisplay progress({{"only", "a", "4x9", 1.0, 10, 5}}, 8, ProgressStyle::reported,
+    ProgressDisplay progress({{"only", "a", "4x9", 1.0, 10, 5}}, 2, ProgressStyle::reported,
                              std::chrono::hours(1),
                              [&](const ProgressReport& r) { reports.push_back(r); });
-    progress.finished(0, took(1.0));
-    progress.finished(0, took(1.0));
+    for (int r = 0; r < 2; ++r) {
+      progress.finished(0, took(1.0));
+      progress.handed_on(0);
+    }
   }
   ASSERT_EQ(reports.size(), 1u);
   EXPECT_EQ(reports[0].done, 7u);
@@ -391,9 +417,10 @@ TEST(ProgressDisplay, AReportedDisplayReportsOnceMoreAsItEnds) {
 
 TEST(ProgressDisplay, NoneWritesNothing) {
   const auto text = stderr_of([&] {
-    ProgressDisplay progress({{"only", "a", "4x9", 1.0, 10}}, 8, ProgressStyle::none,
+    ProgressDisplay progress({{"only", "a", "4x9", 1.0, 10}}, 2, ProgressStyle::none,
                              std::chrono::milliseconds(1));
     progress.finished(0, took(1.0));
+    progress.handed_on(0);
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
   });
   EXPECT_EQ(text, "");

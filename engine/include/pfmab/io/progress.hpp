@@ -76,11 +76,15 @@ std::vector<CellWork> cell_work(std::span<const sim::Cell> cells,
                                 std::span<const std::uint64_t> kept = {});
 
 // How far a run is and how long the rest should take, learned from what
-// each replication handed on took (sim::TimeUsed: its wall seconds, where
-// it ran). Times are seconds since the run started, on any clock.
+// each replication took (sim::TimeUsed: its wall seconds, where it ran) as
+// soon as it is done: the run hands replications on in order, but its
+// threads may run later ones first (oneTBB takes the newest of the
+// pipeline's tokens first), and up to sim::max_in_flight of them may be
+// done and waiting for an earlier one. Times are seconds since the run
+// started, on any clock.
 //
 // What a replication of a cell takes, in wall seconds, is the mean of its
-// replications handed on, weighed with one replication's worth of what it
+// replications done, weighed with one replication's worth of what it
 // is expected to take: its estimated cost (sim::replication_cost) times the
 // seconds per unit of cost measured on its algorithm and game size (for an
 // algorithm the estimate models, each of the group's cells begun one sample
@@ -106,27 +110,30 @@ std::vector<CellWork> cell_work(std::span<const sim::Cell> cells,
 // its cells count at what the engine's share of them costs, an
 // underestimate; its rate is its own from then on.
 //
-// The rest takes the time of the replications left over the run's
-// parallelism: the wall seconds of the replications handed on, and of
-// those in flight (the `workers` - 1 after them, taken as `in_flight_done`
-// done), over the time since the start. A thread waiting for another's
-// replication to be handed on (the run hands them on in order, at most
-// sim::max_in_flight ahead), for a Python policy's GIL or for a core taken
-// by other jobs adds to that wall time or takes from that parallelism, and
-// the estimate of what is left with it. Thread-safe: the run's sink
-// reports, a display thread reads.
+// The rest takes the time of the replications not done over the run's
+// parallelism: the wall seconds of the replications done, and of those
+// running (`workers` - 1 of them besides the one begun in place of the last
+// done, taken as `in_flight_done` done), over the time until the last was
+// done. A thread waiting for a Python policy's GIL or for a core taken by
+// other jobs adds to that wall time, one left idle (the run at most
+// sim::max_in_flight ahead of its last replication handed on) takes from
+// that parallelism, and the estimate of what is left follows. Thread-safe:
+// the run's threads and sink report, a display thread reads.
 class ProgressTracker {
  public:
-  // The share of the replications running taken as done at a hand-on: a
-  // thread's replication is anywhere from begun to done, and the one just
-  // handed on has made way for a new one.
+  // The share of the replications running taken as done when one is done:
+  // a thread's replication is anywhere from begun to done, and the one
+  // just done has made way for a new one.
   static constexpr double in_flight_done = 0.5;
 
   // `workers`: the threads the replications run on, every rank's.
   ProgressTracker(std::vector<CellWork> cells, std::uint64_t workers);
 
-  // A replication of `cell` handed on at `seconds`, having taken `used`.
+  // A replication of `cell` done at `seconds`, having taken `used`: in any
+  // order (sim::RunOptions::timed).
   void finished(std::size_t cell, double seconds, const sim::TimeUsed& used);
+  // A replication of `cell` handed on, in the run's order.
+  void handed_on(std::size_t cell);
 
   struct Estimate {
     std::uint64_t done = 0;
@@ -139,7 +146,7 @@ class ProgressTracker {
   const std::vector<CellWork>& cells() const { return cells_; }
 
  private:
-  // Replications handed on and what they took: wall seconds, and units of
+  // Replications done and what they took: wall seconds, and units of
   // estimated cost.
   struct Measured {
     double seconds = 0.0;
@@ -166,10 +173,10 @@ class ProgressTracker {
 
   mutable std::mutex mutex_;
   std::vector<Measured> by_cell_, by_group_, by_algorithm_;
-  double seconds_ = 0.0;    // the wall seconds of every replication handed on
-  std::uint64_t done_ = 0;  // by this run
-  double last_ = 0.0;       // when the last replication was handed on
-  std::size_t current_ = 0;
+  Measured run_;               // every replication done by this run
+  double last_ = 0.0;          // when the last one was done
+  std::uint64_t handed_ = 0;   // replications handed on by this run
+  std::size_t current_ = 0;    // the cell of the last one
 };
 
 // Progress (done/total replications, share of the estimated time, ETA, the
@@ -187,9 +194,11 @@ class ProgressDisplay {
   ProgressDisplay(const ProgressDisplay&) = delete;
   ProgressDisplay& operator=(const ProgressDisplay&) = delete;
 
-  // A replication of `cell` handed on, having taken `used`: the run's sink,
-  // in the run's order.
+  // A replication of `cell` done, having taken `used`, in any order and
+  // from any thread (sim::RunOptions::timed).
   void finished(std::size_t cell, const sim::TimeUsed& used);
+  // A replication of `cell` handed on: the run's sink, in the run's order.
+  void handed_on(std::size_t cell);
 
  private:
   double seconds() const;
