@@ -159,6 +159,7 @@ void ProgressTracker::finished(std::size_t cell, double seconds, const sim::Time
   by_group_[group_of_[cell]].add(used.wall_seconds, cost);
   by_algorithm_[algorithm_of_[group_of_[cell]]].add(used.wall_seconds, cost);
   run_.add(used.wall_seconds, cost);
+  run_cpu_ += used.cpu_seconds;
   last_ = std::max(last_, seconds);
 }
 
@@ -170,8 +171,12 @@ void ProgressTracker::handed_on(std::size_t cell) {
 
 std::vector<double> ProgressTracker::seconds_per_replication() const {
   // The machine's seconds per unit: the rate of the modelled algorithm that
-  // holds the middle of their work measured; the estimate's nanosecond
-  // before any has run.
+  // holds the middle of their work measured. Before any has run, the
+  // estimate's nanosecond stretched by the load the replications done show:
+  // their wall seconds over their processor seconds, over the workers (each
+  // may have waited for every other's GIL, or for other jobs).
+  const double stretch =
+      run_cpu_ > 0.0 ? run_.seconds / (run_cpu_ * static_cast<double>(workers_)) : 1.0;
   std::vector<std::pair<double, double>> rates;  // rate, work
   double all = 0.0;
   for (std::size_t a = 0; a < by_algorithm_.size(); ++a) {
@@ -180,7 +185,7 @@ std::vector<double> ProgressTracker::seconds_per_replication() const {
     all += by_algorithm_[a].cost;
   }
   std::sort(rates.begin(), rates.end());
-  double machine = kEstimateUnit, below = 0.0;
+  double machine = kEstimateUnit * std::max(1.0, stretch), below = 0.0;
   for (const auto& [rate, work] : rates) {
     below += work;
     if (below >= all / 2) {

@@ -229,6 +229,27 @@ TEST(ProgressTracker, AnAlgorithmTheEstimateDoesNotModelNeitherTakesNorLendsARat
   EXPECT_DOUBLE_EQ(*tracker.at(210.0).remaining, 10.0 + 2 * 1.0);
 }
 
+TEST(ProgressTracker,
+     BeforeAModelledAlgorithmHasRunTheLoadTheReplicationsShowStretchesTheEstimate) {
+  // two workers on a machine other jobs hold: a Python policy's replications
+  // took 10 s of wall time for 1 s of processor time (at most 2 of it
+  // waiting for the other's GIL), so the compiled cell after them is priced
+  // at 5 ns per unit; on an idle machine, 2 s for 1 s says nothing
+  for (const auto& [wall, stretch] : {std::pair{10.0, 5.0}, std::pair{2.0, 1.0}}) {
+    ProgressTracker tracker({{"py", "py", "4x9", 1.0, 2, 0, false}, {"a", "a", "4x9", 1e9, 1}}, 2);
+    tracker.finished(0, wall, {1.0, wall, 1});
+    tracker.finished(0, wall, {1.0, wall, 1});
+    tracker.handed_on(0);
+    tracker.handed_on(0);
+    // the compiled replication: 1e9 units at `stretch` ns, half of it in
+    // flight (begun as the Python ones ended); 2 workers
+    const double left = stretch * 1e9 * 1e-9;
+    EXPECT_DOUBLE_EQ(*tracker.at(wall).remaining,
+                     (left - 0.5 * left) / std::min((2 * wall + 0.5 * left) / wall, 2.0))
+        << wall;
+  }
+}
+
 TEST(ProgressTracker, TheTimeSinceTheLastReplicationHandedOnPasses) {
   ProgressTracker tracker(cheap_then_costly(), 1);
   for (int r = 1; r <= 4; ++r) done(tracker, 0, r, 1.0);

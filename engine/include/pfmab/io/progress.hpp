@@ -103,7 +103,10 @@ std::vector<CellWork> cell_work(std::span<const sim::Cell> cells,
 // (pf-alloc's solves, before the estimate knew them, by 1000 times) then
 // sets its own cells' rate alone, and a cheap one whose replications are
 // mostly overhead (pf-ucb's) does not set the rate of costly ones. Before
-// any such algorithm has run, the estimate's own unit: a nanosecond. An
+// any such algorithm has run, the estimate's own unit, a nanosecond of an
+// idle machine, stretched by the load the replications done show (their
+// wall seconds over their processor seconds, over the workers: a Python
+// policy's replication may have waited for every other's GIL). An
 // algorithm whose estimate does not model it (a Python class, whose
 // policy's calls are most of its cost and no estimate knows them) takes
 // nobody's rate and lends none: until its first replication is handed on
@@ -174,6 +177,7 @@ class ProgressTracker {
   mutable std::mutex mutex_;
   std::vector<Measured> by_cell_, by_group_, by_algorithm_;
   Measured run_;               // every replication done by this run
+  double run_cpu_ = 0.0;       // and their processor seconds
   double last_ = 0.0;          // when the last one was done
   std::uint64_t handed_ = 0;   // replications handed on by this run
   std::size_t current_ = 0;    // the cell of the last one
