@@ -24,9 +24,9 @@ import os
 import subprocess
 import sys
 
+from pf_alloc_costs import PFMAB, provenance
+
 HERE = os.path.dirname(os.path.abspath(__file__))
-ROOT = os.path.normpath(os.path.join(HERE, "../../.."))
-PFMAB = os.environ.get("PFMAB", os.path.join(ROOT, "build/pfmab"))
 
 
 def cells():
@@ -38,11 +38,7 @@ def cells():
 
 
 def main():
-    with open("/proc/loadavg") as f:
-        load = f.read().split()[0]
-    commit = subprocess.run(["git", "-C", ROOT, "rev-parse", "--short", "HEAD"],
-                            capture_output=True, text=True).stdout.strip()
-    date = subprocess.run(["date", "-u", "+%F"], capture_output=True, text=True).stdout.strip()
+    commit, date, load = provenance()
     measured = cells()
     engine = {c["alpha"]: c["cpu_seconds_per_replication"]
               for c in measured if c["algorithm"] == "pf-ucb"}
