@@ -142,7 +142,7 @@ class ProgressTracker {
     std::uint64_t done = 0;
     std::uint64_t total = 0;
     std::optional<double> remaining;  // seconds; none before a replication is done
-    std::size_t cell = 0;  // the cell being handed on: the last one with a replication done
+    std::size_t cell = 0;  // the cell being handed on: of the last replication handed on
   };
   Estimate at(double seconds) const;
 
