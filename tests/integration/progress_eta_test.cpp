@@ -152,8 +152,8 @@ void tell(ProgressTracker& tracker, const Event& event) {
 // No replication holds the GIL.
 double engine_only(std::size_t) { return 0.0; }
 
-// The cells an experiment's text makes, with their values, its means
-// (`shared` in it) read from ../shared/data.
+// The cells an experiment's text makes, with their values, its means file
+// (`shared`, as the text names it) read from ../shared/data.
 io::Experiment experiment_of(std::string text, const std::string& shared,
                              const std::filesystem::path& directory,
                              const std::vector<io::FlagValues>& overrides = {}) {
@@ -179,9 +179,8 @@ std::string file_text(const std::filesystem::path& path) {
 // measured, so the tracker must learn each algorithm's rate), on two
 // threads. A tenth of the way in, the remaining time the tracker estimates
 // is within 25% of the time the run then takes (0.98 of it; 0.96 to 1.02
-// over 5 noise seeds); done/total at
-// the average rate, the ETA issue 15 reported, is not (it says under a
-// tenth of it).
+// over 5 noise seeds); done/total at the average rate, the ETA issue 15
+// reported, is not (it says under a tenth of it).
 TEST(ProgressEta, ATenthIntoACheapThenCostlySweepItIsWithin25PercentOfTheTimeLeft) {
   const auto sweep = experiment_of(
       "replications = 100\nalpha = [0, 0.2, 0.5, 0.9, 1]\nhorizon = [1e4, 1e5, 1e6, 1e7]\n"
