@@ -1,13 +1,16 @@
 #pragma once
 
-// An algorithm registered at run time as python/src/ registers a Python
-// class, for tests that need one without Python: the worked example's
-// name and options (pfmab.examples.epsilon_greedy:FederatedEpsilonGreedy,
-// exploration and first_phase), phased, its cost not modelled
-// (sim::Algorithm::cost_modelled), its replications pf-ucb's.
+// Algorithms registered at run time as python/src/ registers a Python
+// class, for tests that need one without Python: by default the worked
+// example's name and options (pfmab.examples.epsilon_greedy:
+// FederatedEpsilonGreedy, exploration and first_phase), phased, its cost
+// not modelled (sim::Algorithm::cost_modelled), its replications pf-ucb's.
 
 #include <array>
+#include <deque>
 #include <memory>
+#include <set>
+#include <string>
 #include <string_view>
 
 #include "pfmab/algorithms/registry.hpp"
@@ -21,9 +24,9 @@ inline constexpr std::string_view kPythonStandIn =
 
 class PythonStandIn final : public sim::Algorithm {
  public:
-  explicit PythonStandIn(std::shared_ptr<const sim::Algorithm> played)
-      : played_(std::move(played)) {}
-  std::string_view name() const override { return kPythonStandIn; }
+  PythonStandIn(std::string_view name, std::shared_ptr<const sim::Algorithm> played)
+      : name_(name), played_(std::move(played)) {}
+  std::string_view name() const override { return name_; }
   sim::Protocol protocol() const override { return sim::Protocol::phased; }
   bool cost_modelled() const override { return false; }
   sim::ReplicationResult replicate(const sim::Cell& cell, std::uint64_t seed,
@@ -33,11 +36,14 @@ class PythonStandIn final : public sim::Algorithm {
   }
 
  private:
+  std::string_view name_;
   std::shared_ptr<const sim::Algorithm> played_;
 };
 
-// Registers the stand-in once per process, whichever test asks first.
-inline void register_python_stand_in() {
+// Registers a stand-in named `name` ("module:Class") once per process,
+// whichever test asks first; every one declares the same options, which
+// they share.
+inline void register_python_stand_in(std::string_view name = kPythonStandIn) {
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wmissing-field-initializers"
   static const std::array<io::Parameter, 2> options{{
@@ -54,20 +60,21 @@ inline void register_python_stand_in() {
        .least = 1},
   }};
 #pragma GCC diagnostic pop
-  static const algorithms::OptionGroup group{kPythonStandIn, options};
-  static const bool once = [] {
-    algorithms::register_algorithm(
-        {kPythonStandIn,
-         &group,
-         [](const io::CellValues& values,
-            const sim::CellContext& cell) -> std::shared_ptr<const sim::Algorithm> {
-           return std::make_shared<PythonStandIn>(
-               algorithms::find_algorithm("pf-ucb").configure(values, cell));
-         },
-         {}});
-    return true;
-  }();
-  (void)once;
+  // what the registry's entries view, kept for the life of the process
+  static std::set<std::string, std::less<>> registered;
+  static std::deque<algorithms::OptionGroup> groups;
+  if (registered.contains(name)) return;
+  const std::string_view kept = *registered.emplace(name).first;
+  groups.push_back({kept, options});
+  algorithms::register_algorithm(
+      {kept, &groups.back(),
+       [](const io::CellValues& values,
+          const sim::CellContext& cell) -> std::shared_ptr<const sim::Algorithm> {
+         const auto& name = values.word("algorithm.name");
+         return std::make_shared<PythonStandIn>(
+             *registered.find(name), algorithms::find_algorithm("pf-ucb").configure(values, cell));
+       },
+       {}});
 }
 
 }  // namespace pfmab::testing

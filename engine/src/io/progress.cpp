@@ -33,6 +33,26 @@ std::string horizon_text(std::uint64_t horizon) {
                             : fmt::format("{}.{}e{}", digits[0], digits.substr(1), exponent);
 }
 
+// How the progress line names each algorithm of `described`: a Python
+// class ("module:Class") by its class alone, unless another module's class
+// of the sweep has that name too; so that what tells its cells apart, after
+// it, fits a terminal's line.
+std::map<std::string, std::string> algorithm_names(std::span<const CellReport> described) {
+  const auto short_name = [](const std::string& name) {
+    const auto colon = name.rfind(':');
+    return colon == std::string::npos ? name : name.substr(colon + 1);
+  };
+  std::map<std::string, std::set<std::string>> named_alike;  // short name -> algorithms
+  for (const auto& cell : described) named_alike[short_name(cell.algorithm)].insert(cell.algorithm);
+  std::map<std::string, std::string> names;
+  for (const auto& [name, algorithms] : named_alike) {
+    for (const auto& algorithm : algorithms) {
+      names[algorithm] = algorithms.size() == 1 ? name : algorithm;
+    }
+  }
+  return names;
+}
+
 // A key's value in a cell's name: the algorithm alone, "alpha 0.5", "C 10",
 // "T 1e6", the means file by its shown name (io::shown_keys), any other as
 // "radius 2"; made safe for a terminal.
@@ -107,7 +127,13 @@ std::vector<CellWork> cell_work(std::span<const sim::Cell> cells,
         cell_keys(values[c], std::string(sim::to_string(cells[c].drawn_fidelity())));
   }
   const auto telling = telling_keys(described);
-  const auto shown = shown_keys(described);
+  auto shown = shown_keys(described);
+  const auto algorithms = algorithm_names(described);
+  for (auto& keys : shown) {
+    for (auto& key : keys) {
+      if (key.name == "algorithm") key.value = algorithms.at(key.value.get<std::string>());
+    }
+  }
   std::vector<CellWork> work;
   for (std::size_t c = 0; c < cells.size(); ++c) {
     std::vector<const CellKey*> keys;

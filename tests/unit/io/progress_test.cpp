@@ -338,16 +338,32 @@ first_phase = [1, 100]
   const std::vector<sim::ReplicationRange> ranges(experiment.cells.size(), {0, 1});
   const auto work = cell_work(experiment.cells, experiment.values, ranges);
   ASSERT_EQ(work.size(), 6u);
-  const std::string python(testing::kPythonStandIn);
+  // the Python class by its name alone, as no other module's class has it;
   // the mode (aggregated, per-pull for a baseline) and C (none for a
   // baseline) differ only with the algorithm
-  EXPECT_EQ(work[0].name, python + " alpha 0 first_phase 1");
-  EXPECT_EQ(work[1].name, python + " alpha 0 first_phase 100");
-  EXPECT_EQ(work[3].name, python + " alpha 1 first_phase 100");
+  EXPECT_EQ(work[0].name, "FederatedEpsilonGreedy alpha 0 first_phase 1");
+  EXPECT_EQ(work[1].name, "FederatedEpsilonGreedy alpha 0 first_phase 100");
+  EXPECT_EQ(work[3].name, "FederatedEpsilonGreedy alpha 1 first_phase 100");
+  EXPECT_EQ(work[0].algorithm, testing::kPythonStandIn) << "its rates by its full name";
   EXPECT_EQ(work[4].name, "local-ucb alpha 0");
   EXPECT_EQ(work[5].name, "local-ucb alpha 1");
   EXPECT_FALSE(work[0].modelled) << "its policy's calls are no estimate's";
   EXPECT_TRUE(work[4].modelled);
+}
+
+TEST(CellWork, TwoPythonClassesOfOneNameAreNamedByTheirModulesToo) {
+  testing::register_python_stand_in();
+  const std::string elsewhere = "tests.elsewhere:FederatedEpsilonGreedy";
+  testing::register_python_stand_in(elsewhere);
+  const auto experiment = experiment_of(
+      "horizon = 1e4\nalpha = 0.5\n[instance]\nmeans = \"synthetic_4x9.csv\"\n"
+      "[algorithm]\nname = [\"" +
+      std::string(testing::kPythonStandIn) + "\", \"" + elsewhere + "\"]\n");
+  const std::vector<sim::ReplicationRange> ranges(experiment.cells.size(), {0, 1});
+  const auto work = cell_work(experiment.cells, experiment.values, ranges);
+  ASSERT_EQ(work.size(), 2u);
+  EXPECT_EQ(work[0].name, std::string(testing::kPythonStandIn));
+  EXPECT_EQ(work[1].name, elsewhere);
 }
 
 // A report of cell `cell` of `cells` named `name`, `done` of `total` done

@@ -45,7 +45,7 @@ ProgressStyle progress_style(bool quiet);
 // One cell of a run as its progress sees it.
 struct CellWork {
   // Short, for the progress line: what tells it from the run's other cells,
-  // "pf-alloc alpha 0.5 C 10 T 1e6 movielens_10x40" or "my:Policy radius 2".
+  // "pf-alloc alpha 0.5 C 10 T 1e6 movielens_10x40" or "Policy radius 2".
   std::string name;
   // The cells of one algorithm and game size ("10x40", M x K) share a
   // measured correction of their estimated costs.
@@ -65,8 +65,9 @@ struct CellWork {
 // algorithm where the cells' differ, and every key that takes more than one
 // value among one algorithm's cells (io::varied_keys of `values`: a Python
 // algorithm's options too; not one that differs only with the algorithm,
-// as the mode a baseline draws with): the algorithm alone, alpha, C, T and
-// the means file's name as "alpha 0.5", "C 10", "T 1e6",
+// as the mode a baseline draws with): the algorithm alone (a Python class
+// by its class's name, unless another of the sweep's has it), alpha, C, T
+// and the means file's name as "alpha 0.5", "C 10", "T 1e6",
 // "movielens_10x40", any other as "radius 2"; a key with no effect on the
 // cell (C of a baseline) is left out. A run of one cell, or of cells alike,
 // names its algorithm, alpha, C, T and means file.
