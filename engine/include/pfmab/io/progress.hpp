@@ -110,7 +110,7 @@ std::vector<CellWork> cell_work(std::span<const sim::Cell> cells,
 // policy's replication may have waited for every other's GIL). An
 // algorithm whose estimate does not model it (a Python class, whose
 // policy's calls are most of its cost and no estimate knows them) takes
-// nobody's rate and lends none: until its first replication is handed on
+// nobody's rate and lends none: until its first replication is done
 // its cells count at what the engine's share of them costs, an
 // underestimate; its rate is its own from then on.
 //
