@@ -76,6 +76,7 @@ class PythonAlgorithm final : public sim::Algorithm {
     return sim::run_phased(cell, *state, seed, replication, stop);
   }
   std::string schedule() const override { return "its plan()'s"; }
+  bool cost_modelled() const override { return false; }  // its calls are Python's
 
  private:
   std::string_view name_;

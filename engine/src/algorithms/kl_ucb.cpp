@@ -334,15 +334,44 @@ class CentralizedKlUcb {
 
 // Both read the family's divergence.
 // What kl-UCB's indices add to a replication, for the progress display's
-// first estimate (sim::Algorithm::planning_cost), from bench/README.md's
-// "kl-UCB baselines" (2026-11-28, the synthetic game at T = 10^5, and
-// 20 x 10 at 10^4): the local index's Newton solve about 30 ns per client,
-// slot and arm (24 Bernoulli, 37 Gaussian); the centralized region's about
-// 60 M ns (223 ns at M = 4, 1,340 at M = 20: a multiplier over every
-// client's term, for every client).
-double local_index_cost(const sim::Cell& cell) { return 30.0 * client_slot_arms(cell); }
-double centralized_region_cost(const sim::Cell& cell) {
-  return 60.0 * static_cast<double>(cell.instance().clients()) * client_slot_arms(cell);
+// first estimate (sim::Algorithm::planning_cost).
+//
+// Every (client, arm) pair's own index is a Newton solve warm-started from
+// its last: about 35 ns per client, slot and arm once the indices settle,
+// and up to 85 ns more while the arms are still pulled often and their
+// indices move, fading over the first few 10^4 slots: 85 e^(-t / 20,000)
+// ns at slot t. Fitted to local-kl-ucb's processor time per replication on
+// the synthetic 4 x 9 game and MovieLens 10 x 40 at T = 10^3 to 10^6
+// (2026-11-28, one thread, at load 10: 91 to 135 ns per client, slot and
+// arm up to T = 10^4, 42 to 52 at 10^5, 45 at 10^6), the same session as
+// the regions' constant below was checked in (bench/README.md's "kl-UCB
+// baselines", at load 2, has 37 ns at 10^5 on the synthetic game, 0.7 of
+// this; the tracker rescales, but the indices' share against the regions'
+// must hold). It read 30 ns whatever T before: a quarter to a third of the
+// cost at T = 10^4.
+//
+// The centralized regions add about 60 ns per client, slot and arm for each
+// client that solves them (bench/README.md: 223 ns at M = 4, 1,340 at
+// M = 20, with the indices; 57 to 68 the same day as the indices above): every client at 0 < alpha < 1, client 0 alone
+// at alpha = 0 (one region of each arm for all), none at alpha = 1 (a
+// client's region is its own index). They read 60 M ns at every alpha
+// before: 2 to 4 times the cost at alpha 0 and 1 and 0.8 of it in between,
+// so that a rate learned at alpha 0 said 2.5 times too little of the cells
+// after it (issue 38).
+double local_index_cost(const sim::Cell& cell) {
+  constexpr double settled = 35.0, early = 85.0, settling = 20'000.0;
+  const auto horizon = static_cast<double>(cell.horizon());
+  const double per_client_arm =
+      settled * horizon + early * settling * (1.0 - std::exp(-horizon / settling));
+  return per_client_arm * static_cast<double>(cell.instance().clients()) *
+         static_cast<double>(cell.instance().arms());
+}
+double centralized_indices_cost(const sim::Cell& cell) {
+  const double alpha = cell.algorithm_alpha();
+  const double solving = alpha == 0.0   ? 1.0
+                         : alpha == 1.0 ? 0.0
+                                        : static_cast<double>(cell.instance().clients());
+  return local_index_cost(cell) + 60.0 * solving * client_slot_arms(cell);
 }
 
 std::string refuses_without_divergence(const families::RewardFamily& rewards) {
@@ -365,7 +394,7 @@ std::string refuses_nonconvex_region(const families::RewardFamily& rewards) {
 using LocalKlUcb = SlotBySlotBaseline<sim::play_apart<LocalKlUcbClient>, refuses_without_divergence,
                                       local_index_cost>;
 using CentralizedKl = SlotBySlotBaseline<sim::play_together<CentralizedKlUcb>,
-                                         refuses_nonconvex_region, centralized_region_cost>;
+                                         refuses_nonconvex_region, centralized_indices_cost>;
 
 }  // namespace
 

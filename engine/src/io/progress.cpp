@@ -9,12 +9,13 @@
 #include <cstdio>
 #include <filesystem>
 #include <map>
+#include <set>
 #include <stdexcept>
 #include <utility>
 
 #include <fmt/format.h>
 
-#include "pfmab/algorithms/registry.hpp"
+#include "pfmab/io/report.hpp"
 #include "pfmab/sim/cost.hpp"
 #include "pfmab/util/excerpt.hpp"
 
@@ -32,21 +33,73 @@ std::string horizon_text(std::uint64_t horizon) {
                             : fmt::format("{}.{}e{}", digits[0], digits.substr(1), exponent);
 }
 
-// What tells a cell from its neighbours in the usual sweeps, as words: the
-// algorithm, "alpha 0.5", "C 10" (empty for an algorithm that never pays for
-// communication), "T 1e6", and the means file by its name alone, made safe
-// for a terminal.
-constexpr std::size_t kNameFields = 5;
-std::array<std::string, kNameFields> name_fields(const sim::Cell& cell) {
-  const auto& spec = cell.spec();
-  const auto ignored = algorithms::find_algorithm(cell.algorithm().name()).ignores;
-  const bool pays = std::none_of(ignored.begin(), ignored.end(),
-                                 [](const auto& ignore) { return ignore.key == "comm_cost"; });
-  return {std::string(cell.algorithm().name()), fmt::format("alpha {}", spec.alpha),
-          pays ? fmt::format("C {}", spec.comm_cost) : std::string(),
-          fmt::format("T {}", horizon_text(cell.horizon())),
-          excerpt(std::filesystem::path(spec.instance_name).stem().string())};
+// How the progress line names each algorithm of `described`: a Python
+// class ("module:Class") by its class alone, unless another module's class
+// of the sweep has that name too; so that what tells its cells apart, after
+// it, fits a terminal's line.
+std::map<std::string, std::string> algorithm_names(std::span<const CellReport> described) {
+  const auto short_name = [](const std::string& name) {
+    const auto colon = name.rfind(':');
+    return colon == std::string::npos ? name : name.substr(colon + 1);
+  };
+  std::map<std::string, std::set<std::string>> named_alike;  // short name -> algorithms
+  for (const auto& cell : described) named_alike[short_name(cell.algorithm)].insert(cell.algorithm);
+  std::map<std::string, std::string> names;
+  for (const auto& [name, algorithms] : named_alike) {
+    for (const auto& algorithm : algorithms) {
+      names[algorithm] = algorithms.size() == 1 ? name : algorithm;
+    }
+  }
+  return names;
 }
+
+// A key's value in a cell's name: the algorithm alone, "alpha 0.5", "C 10",
+// "T 1e6", the means file by its shown name (io::shown_keys), any other as
+// "radius 2"; made safe for a terminal.
+std::string named(const CellKey& key) {
+  const auto& value = key.value;
+  const std::string text = value.is_string()         ? value.get<std::string>()
+                           : value.is_number_float() ? fmt::format("{}", value.get<double>())
+                                                     : value.dump();
+  if (key.name == "algorithm" || key.name == "instance") return excerpt(text);
+  if (key.name == "horizon") return "T " + horizon_text(value.get<std::uint64_t>());
+  if (key.name == "comm_cost") return "C " + text;
+  return key.name + " " + excerpt(text);
+}
+
+// The order of a cell's name: these first, then the others in parameters()
+// order, the means file last.
+constexpr std::array<std::string_view, 4> kNamedFirst{"algorithm", "alpha", "comm_cost", "horizon"};
+std::size_t place_in_name(const std::string& key) {
+  if (key == "instance") return kNamedFirst.size() + 1;
+  const auto at = std::find(kNamedFirst.begin(), kNamedFirst.end(), key);
+  return at == kNamedFirst.end() ? kNamedFirst.size()
+                                 : static_cast<std::size_t>(at - kNamedFirst.begin());
+}
+
+// The keys that tell the cells apart: the algorithm where it varies, and
+// every key that varies among one algorithm's cells (a key that varies
+// only with the algorithm, as the mode its rewards are drawn with, says
+// nothing the algorithm does not); for one cell, or cells alike in every
+// key, the algorithm, alpha, C, T and the means file.
+std::set<std::string> telling_keys(std::span<const CellReport> described) {
+  std::set<std::string> telling;
+  std::map<std::string, std::vector<CellReport>> by_algorithm;
+  for (const auto& cell : described) by_algorithm[cell.algorithm].push_back(cell);
+  if (by_algorithm.size() > 1) telling.insert("algorithm");
+  for (const auto& [algorithm, cells] : by_algorithm) {
+    for (auto& key : varied_keys(cells)) telling.insert(std::move(key));
+  }
+  if (telling.empty()) {
+    telling.insert(kNamedFirst.begin(), kNamedFirst.end());
+    telling.insert("instance");
+  }
+  return telling;
+}
+
+// The seconds of sim::replication_cost's unit, a nanosecond of the machine
+// of bench/README.md.
+constexpr double kEstimateUnit = 1e-9;
 
 // The columns of the terminal stderr is, 80 if it does not say.
 std::size_t terminal_width() {
@@ -63,150 +116,165 @@ ProgressStyle progress_style(bool quiet) {
 }
 
 std::vector<CellWork> cell_work(std::span<const sim::Cell> cells,
+                                std::span<const CellValues> values,
                                 std::span<const sim::ReplicationRange> ranges,
                                 std::span<const std::uint64_t> kept) {
-  std::vector<std::array<std::string, kNameFields>> fields;
-  for (const auto& cell : cells) fields.push_back(name_fields(cell));
-  std::array<bool, kNameFields> differ{};
-  for (std::size_t f = 0; f < kNameFields; ++f) {
-    differ[f] = std::any_of(fields.begin(), fields.end(),
-                            [&](const auto& other) { return other[f] != fields.front()[f]; });
+  // each cell's keys as a summary shows them (only its keys are used)
+  std::vector<CellReport> described(cells.size());
+  for (std::size_t c = 0; c < cells.size(); ++c) {
+    described[c].algorithm = cells[c].algorithm().name();
+    described[c].keys =
+        cell_keys(values[c], std::string(sim::to_string(cells[c].drawn_fidelity())));
   }
-  const bool any = std::find(differ.begin(), differ.end(), true) != differ.end();
+  const auto telling = telling_keys(described);
+  auto shown = shown_keys(described);
+  const auto algorithms = algorithm_names(described);
+  for (auto& keys : shown) {
+    for (auto& key : keys) {
+      if (key.name == "algorithm") key.value = algorithms.at(key.value.get<std::string>());
+    }
+  }
   std::vector<CellWork> work;
   for (std::size_t c = 0; c < cells.size(); ++c) {
-    std::string name;
-    for (std::size_t f = 0; f < kNameFields; ++f) {
-      if ((differ[f] || !any) && !fields[c][f].empty())
-        name += (name.empty() ? "" : " ") + fields[c][f];
+    std::vector<const CellKey*> keys;
+    for (const auto& key : shown[c]) {
+      if (telling.contains(key.name) && !key.value.is_null()) keys.push_back(&key);
     }
-    const auto& instance = cells[c].instance();
-    work.push_back({std::move(name), std::string(cells[c].algorithm().name()),
+    std::stable_sort(keys.begin(), keys.end(), [](const CellKey* a, const CellKey* b) {
+      return place_in_name(a->name) < place_in_name(b->name);
+    });
+    std::string name;
+    for (const auto* key : keys) {
+      if (!name.empty()) name += ' ';
+      name += named(*key);
+    }
+    const auto& cell = cells[c];
+    const auto& instance = cell.instance();
+    work.push_back({std::move(name), std::string(cell.algorithm().name()),
                     fmt::format("{}x{}", instance.clients(), instance.arms()),
-                    sim::replication_cost(cells[c]), ranges[c].count(),
-                    kept.empty() ? 0 : kept[c]});
+                    sim::replication_cost(cell), ranges[c].count(), kept.empty() ? 0 : kept[c],
+                    cell.algorithm().cost_modelled()});
   }
   return work;
 }
 
-ProgressTracker::ProgressTracker(std::vector<CellWork> cells, std::uint64_t in_flight)
-    : cells_(std::move(cells)), in_flight_(in_flight) {
+ProgressTracker::ProgressTracker(std::vector<CellWork> cells, std::uint64_t workers)
+    : cells_(std::move(cells)), workers_(std::max<std::uint64_t>(workers, 1)) {
   std::map<std::string, std::size_t> algorithms;
   std::map<std::pair<std::string, std::string>, std::size_t> groups;
   for (const auto& cell : cells_) {
-    const auto a = algorithms.try_emplace(cell.algorithm, algorithms.size()).first->second;
-    const auto g = groups.try_emplace({cell.algorithm, cell.game}, groups.size()).first->second;
-    group_of_.push_back(g);
-    groups_.resize(groups.size());
-    groups_[g].algorithm = a;
-    groups_[g].total += cell.cost * static_cast<double>(cell.replications);
+    const auto [a, new_algorithm] = algorithms.try_emplace(cell.algorithm, algorithms.size());
+    if (new_algorithm) modelled_.push_back(cell.modelled);
+    const auto [g, new_group] = groups.try_emplace({cell.algorithm, cell.game}, groups.size());
+    if (new_group) algorithm_of_.push_back(a->second);
+    group_of_.push_back(g->second);
     total_ += cell.kept + cell.replications;
     kept_ += cell.kept;
   }
-  algorithms_ = algorithms.size();
+  by_cell_.resize(cells_.size());
+  by_group_.resize(groups.size());
+  by_algorithm_.resize(algorithms.size());
   // Until a replication is done, the first cell that has any is running.
   while (current_ + 1 < cells_.size() && cells_[current_].replications == 0) ++current_;
-  while (flying_ < in_flight_ && taken_cell_ < cells_.size()) take_off();
 }
 
-void ProgressTracker::take_off() {
-  while (taken_cell_ < cells_.size() && taken_ == cells_[taken_cell_].replications) {
-    ++taken_cell_;
-    taken_ = 0;
-  }
-  if (taken_cell_ == cells_.size()) return;
-  ++taken_;
-  ++flying_;
-  groups_[group_of_[taken_cell_]].in_flight += cells_[taken_cell_].cost;
-}
-
-void ProgressTracker::finished(std::size_t cell, double seconds) {
+void ProgressTracker::finished(std::size_t cell, double seconds, const sim::TimeUsed& used) {
   const std::lock_guard lock(mutex_);
-  auto& group = groups_[group_of_[cell]];
-  group.done += cells_[cell].cost;
-  ++group.handed;
-  if (flying_ > 0) {  // it was the first in flight
-    group.in_flight -= cells_[cell].cost;
-    --flying_;
-    take_off();
-  }
-  double gained = 0.0;
-  for (const auto& g : groups_) gained += g.behind() - g.charged;
-  for (auto& g : groups_) {
-    g.seconds += (seconds - last_) * (g.behind() - g.charged) / gained;
-    g.charged = g.behind();
-  }
-  ++done_;
-  last_ = seconds;
+  const double cost = cells_[cell].cost;
+  by_cell_[cell].add(used.wall_seconds, cost);
+  by_group_[group_of_[cell]].add(used.wall_seconds, cost);
+  by_algorithm_[algorithm_of_[group_of_[cell]]].add(used.wall_seconds, cost);
+  run_.add(used.wall_seconds, cost);
+  run_cpu_ += used.cpu_seconds;
+  last_ = std::max(last_, seconds);
+}
+
+void ProgressTracker::handed_on(std::size_t cell) {
+  const std::lock_guard lock(mutex_);
+  ++handed_;
   current_ = cell;
 }
 
-std::vector<double> ProgressTracker::rates() const {
-  // What each algorithm has measured, over its groups that have handed on a
-  // replication (a group only in flight has a share of the time before it).
-  std::vector<double> seconds(algorithms_, 0.0), work(algorithms_, 0.0);
-  for (const auto& g : groups_) {
-    if (g.handed == 0) continue;
-    seconds[g.algorithm] += g.seconds;
-    work[g.algorithm] += g.behind();
+std::vector<double> ProgressTracker::seconds_per_replication() const {
+  // The machine's seconds per unit: the rate of the modelled algorithm that
+  // holds the middle of their work measured. Before any has run, the
+  // estimate's nanosecond stretched by the load the replications done show:
+  // their wall seconds over their processor seconds, over the workers (each
+  // may have waited for every other's GIL, or for other jobs).
+  const double stretch =
+      run_cpu_ > 0.0 ? run_.seconds / (run_cpu_ * static_cast<double>(workers_)) : 1.0;
+  std::vector<std::pair<double, double>> rates;  // rate, work
+  double all = 0.0;
+  for (std::size_t a = 0; a < by_algorithm_.size(); ++a) {
+    if (!modelled_[a] || by_algorithm_[a].replications == 0) continue;
+    rates.emplace_back(by_algorithm_[a].rate(), by_algorithm_[a].cost);
+    all += by_algorithm_[a].cost;
   }
-  // The rate of the algorithm but `a` that holds the middle of the others'
-  // work measured: the rate of most of the work, not of a cheap algorithm
-  // whose replications are mostly overhead, nor of one the estimate puts at
-  // a thousandth of its cost (its work is then a thousandth of its time).
-  const auto middle = [&](std::size_t a) -> std::optional<double> {
-    std::vector<std::pair<double, double>> others;  // rate, work
-    double all = 0.0;
-    for (std::size_t b = 0; b < algorithms_; ++b) {
-      if (b == a || work[b] <= 0.0) continue;
-      others.emplace_back(seconds[b] / work[b], work[b]);
-      all += work[b];
+  std::sort(rates.begin(), rates.end());
+  double machine = kEstimateUnit * std::max(1.0, stretch), below = 0.0;
+  for (const auto& [rate, work] : rates) {
+    below += work;
+    if (below >= all / 2) {
+      machine = rate;
+      break;
     }
-    std::sort(others.begin(), others.end());
-    double below = 0.0;
-    for (const auto& [rate, w] : others) {
-      below += w;
-      if (below >= all / 2) return rate;
-    }
-    return std::nullopt;
-  };
-  std::vector<double> rates;
-  for (const auto& g : groups_) {
-    const auto a = g.algorithm;
-    const double own = g.behind() > 0.0 ? g.seconds / g.behind() : 0.0;
-    // what the group's rate is taken as before its own is known: its
-    // algorithm's on its other groups, else the other algorithms' middle
-    const double elsewhere_seconds = seconds[a] - (g.handed > 0 ? g.seconds : 0.0);
-    const double elsewhere_work = work[a] - (g.handed > 0 ? g.behind() : 0.0);
-    const double prior =
-        elsewhere_work > 0.0 ? elsewhere_seconds / elsewhere_work : middle(a).value_or(own);
-    // its own, trusted as its replications handed on outweigh a window in
-    // flight: the first ones' time is shared with the cells before them
-    const double trust =
-        g.handed == 0 ? 0.0
-                      : static_cast<double>(g.handed) / static_cast<double>(g.handed + in_flight_);
-    rates.push_back(trust * own + (1.0 - trust) * prior);
   }
-  return rates;
+  std::vector<double> begun(by_group_.size(), 0.0);  // cells measured, by group
+  for (std::size_t c = 0; c < cells_.size(); ++c) {
+    if (by_cell_[c].replications > 0) ++begun[group_of_[c]];
+  }
+  std::vector<double> seconds;
+  for (std::size_t c = 0; c < cells_.size(); ++c) {
+    const auto g = group_of_[c];
+    const auto& group = by_group_[g];
+    const auto a = algorithm_of_[g];
+    const auto& algorithm = by_algorithm_[a];
+    double rate = group.replications > 0       ? group.rate()
+                  : algorithm.replications > 0 ? algorithm.rate()
+                                               : machine;
+    // the group's cells begun, one sample each of its rate, and the machine's
+    if (group.replications > 0 && modelled_[a]) {
+      rate = (begun[g] * rate + machine) / (begun[g] + 1);
+    }
+    // the cell's own mean, with one replication's worth of its group's
+    const auto& own = by_cell_[c];
+    seconds.push_back((own.seconds + rate * cells_[c].cost) /
+                      static_cast<double>(own.replications + 1));
+  }
+  return seconds;
 }
 
 ProgressTracker::Estimate ProgressTracker::at(double seconds) const {
   const std::lock_guard lock(mutex_);
-  Estimate estimate{kept_ + done_, total_, std::nullopt, current_};
-  if (done_ == 0) return estimate;
-  const auto rate = rates();
-  double left = -(seconds - last_);
-  for (std::size_t g = 0; g < groups_.size(); ++g) {
-    left += rate[g] * (groups_[g].total - groups_[g].behind());
+  Estimate estimate{kept_ + handed_, total_, std::nullopt, current_};
+  if (run_.replications == 0) return estimate;
+  const auto each = seconds_per_replication();
+  // What is left, and what of it the replications running have done:
+  // `workers_` - 1 of the first not done (in the run's order) besides the
+  // one begun in place of the last done, each taken as in_flight_done done.
+  double left = 0.0, flying = 0.0;
+  std::uint64_t running = 0;
+  for (std::size_t c = 0; c < cells_.size(); ++c) {
+    const auto to_run =
+        cells_[c].replications - std::min(cells_[c].replications, by_cell_[c].replications);
+    left += each[c] * static_cast<double>(to_run);
+    const auto here = std::min(to_run, workers_ - 1 - running);
+    flying += in_flight_done * each[c] * static_cast<double>(here);
+    running += here;
   }
-  estimate.remaining = std::max(0.0, left);
+  // the run's parallelism: the work done over the time it took, at most
+  // the workers (an overestimate of the work in flight may say more)
+  const double parallel =
+      last_ > 0.0 ? std::min((run_.seconds + flying) / last_, static_cast<double>(workers_))
+                  : static_cast<double>(workers_);
+  estimate.remaining = std::max(0.0, (left - flying) / parallel - (seconds - last_));
   return estimate;
 }
 
-ProgressDisplay::ProgressDisplay(std::vector<CellWork> cells, std::uint64_t in_flight,
+ProgressDisplay::ProgressDisplay(std::vector<CellWork> cells, std::uint64_t workers,
                                  ProgressStyle style, std::chrono::milliseconds period,
                                  ProgressCallback report)
-    : tracker_(std::move(cells), in_flight),
+    : tracker_(std::move(cells), workers),
       style_(style),
       report_(std::move(report)),
       start_(std::chrono::steady_clock::now()) {
@@ -239,8 +307,12 @@ ProgressDisplay::~ProgressDisplay() {
   thread_.join();
 }
 
-void ProgressDisplay::finished(std::size_t cell) {
-  if (style_ != ProgressStyle::none) tracker_.finished(cell, seconds());
+void ProgressDisplay::finished(std::size_t cell, const sim::TimeUsed& used) {
+  if (style_ != ProgressStyle::none) tracker_.finished(cell, seconds(), used);
+}
+
+void ProgressDisplay::handed_on(std::size_t cell) {
+  if (style_ != ProgressStyle::none) tracker_.handed_on(cell);
 }
 
 double ProgressDisplay::seconds() const {

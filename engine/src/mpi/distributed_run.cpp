@@ -253,6 +253,9 @@ void coordinate(std::span<const sim::Cell> cells, const sim::RunOptions& options
         std::uint64_t id = 0;
         std::memcpy(&id, bytes.data(), sizeof id);
         auto rows = io::RowBlock::read_bytes(std::span(bytes).subspan(sizeof id));
+        if (options.timed) {
+          for (std::size_t r = 0; r < rows.rows; ++r) options.timed(rows.cell, rows.used_by(r));
+        }
         const std::lock_guard lock(handout_mutex);
         handout.finished(id, std::move(rows));
       }

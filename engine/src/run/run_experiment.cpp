@@ -47,21 +47,20 @@ void lead(const io::Experiment& experiment, const Options& options, World& world
   run.completed = &completed;
   run.stop = &stop;
   {
-    // In flight: in every rank's pipeline (not the blocks a rank holds but has not begun).
-    const auto in_flight =
-        static_cast<std::uint64_t>(world.size()) * sim::max_in_flight(run.threads);
+    // every rank's threads
+    const auto workers = static_cast<std::uint64_t>(world.size()) * run.threads;
     // a continued run counts what it continues as done
     std::vector<std::uint64_t> kept(cells.size(), 0);
     if (writer) {
       for (std::size_t c = 0; c < cells.size(); ++c) kept[c] = writer->done(c);
     }
-    io::ProgressDisplay progress(io::cell_work(cells, run.ranges, kept), in_flight,
+    io::ProgressDisplay progress(io::cell_work(cells, experiment.values, run.ranges, kept), workers,
                                  options.progress, {}, options.on_progress);
     std::optional<io::WriterThread> writing;
     if (writer) writing.emplace(*writer);
     if (writing) run.settle = [&] { writing->settle(); };
     const sim::ResultSink sink = [&](std::size_t c, std::uint64_t, sim::ReplicationResult&& r) {
-      progress.finished(c);
+      progress.handed_on(c);
       if (!report_from_file) {
         accumulators[c].add(r);
         r.add_to(digest);
@@ -77,8 +76,10 @@ void lead(const io::Experiment& experiment, const Options& options, World& world
       }
     };
     const auto start = Clock::now();
+    run.timed = [&](std::size_t c, const sim::TimeUsed& used) { progress.finished(c, used); };
     world.run(cells, run, sink);
     run.settle = nullptr;  // it names `writing`, which ends here
+    run.timed = {};        // and `progress`
     if (writing) {
       writing->finish();
       timings.writer_cpu = writing->cpu_seconds();

@@ -108,6 +108,7 @@ void run_blocks(std::span<const Cell> cells, const RunOptions& options, const Bl
                     auto result =
                         run_replication(cells[job.cell], options.seed, job.replication, stop);
                     result.used = watch.elapsed();
+                    if (options.timed) options.timed(job.cell, result.used);
                     return Finished{job, std::move(result)};
                   } catch (const Interrupted&) {
                     return Finished{job, std::nullopt};

@@ -77,15 +77,22 @@ def per_replication(path, horizon, algorithm="pf-alloc"):
     return samples[1], r
 
 
-def measure():
+def provenance():
+    """(commit, date, load) for a data file's header: pfmab's commit, today
+    (UTC) and the machine's load average over the last minute, at the start."""
     with open("/proc/loadavg") as f:
         load = f.read().split()[0]
     commit = subprocess.run(["git", "-C", ROOT, "rev-parse", "--short", "HEAD"],
                             capture_output=True, text=True).stdout.strip()
+    date = subprocess.run(["date", "-u", "+%F"], capture_output=True, text=True).stdout.strip()
+    return commit, date, load
+
+
+def measure():
+    commit, date, load = provenance()
     print("# Processor seconds per replication of pf-alloc, alpha 0.5, one thread, measured")
     print(f"# by tests/integration/data/pf_alloc_costs.py with pfmab at commit {commit}")
-    print(f"# on {subprocess.run(['date', '-u', '+%F'], capture_output=True, text=True).stdout.strip()}"
-          f" (load {load} at the start).")
+    print(f"# on {date} (load {load} at the start).")
     print("game,clients,arms,horizon,replications,seconds")
     with tempfile.TemporaryDirectory() as folder:
         for name, path, m, k in games(folder):

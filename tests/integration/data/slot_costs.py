@@ -16,13 +16,12 @@ cell's estimate over its measured time.
 """
 
 import os
-import subprocess
 import sys
 import tempfile
 
 import numpy as np
 
-from pf_alloc_costs import ROOT, games, per_replication
+from pf_alloc_costs import ROOT, games, per_replication, provenance
 
 GAMES = [("synthetic_4x9", os.path.join(ROOT, "../shared/data/synthetic_4x9.csv"), 4, 9),
          ("movielens_10x40", os.path.join(ROOT, "../shared/data/movielens_10x40.csv"), 10, 40),
@@ -32,11 +31,7 @@ HORIZON = 100_000
 
 
 def measure():
-    with open("/proc/loadavg") as f:
-        load = f.read().split()[0]
-    commit = subprocess.run(["git", "-C", ROOT, "rev-parse", "--short", "HEAD"],
-                            capture_output=True, text=True).stdout.strip()
-    date = subprocess.run(["date", "-u", "+%F"], capture_output=True, text=True).stdout.strip()
+    commit, date, load = provenance()
     print("# Processor seconds per replication of the slot-by-slot baselines, alpha 0.5,")
     print("# T = 10^5, one thread, measured by tests/integration/data/slot_costs.py with")
     print(f"# pfmab at commit {commit} on {date} (load {load} at the start).")

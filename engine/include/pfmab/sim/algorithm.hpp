@@ -67,6 +67,11 @@ class Algorithm {
   // posterior draws). The progress display starts from it and corrects it
   // by the times it measures.
   virtual double planning_cost(const Cell&) const { return 0.0; }
+  // Whether sim::replication_cost models the algorithm's work at all: not
+  // for one whose every call is code the engine cannot see (a Python
+  // class's policy), whose estimate is then only the engine's share of it
+  // and whose cost the progress display learns from its replications alone.
+  virtual bool cost_modelled() const { return true; }
   // The paper's bounds for the cell: Theorem 1 and Corollary 1 for its game;
   // Theorem 2 only where it bounds this algorithm (else NaN, with why).
   // C* is the game's in the run's `games`; polls `stop` (see

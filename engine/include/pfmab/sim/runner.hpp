@@ -23,6 +23,11 @@ struct RunOptions {
   std::vector<ReplicationRange> ranges;
   // Incremented once per finished replication, for a progress display.
   std::atomic<std::uint64_t>* completed = nullptr;
+  // Told what each replication took as soon as it is done, in any order and
+  // from any thread (on another rank: as its rows reach rank 0), before it
+  // is handed on in order: for a progress display, which would otherwise
+  // not see the replications done but waiting for an earlier one.
+  std::function<void(std::size_t cell, const TimeUsed& used)> timed;
   // Once true, no further replication starts, and those running are
   // interrupted and discarded (with every one after them): the sink has
   // received a prefix of the run's order.
